@@ -1,0 +1,146 @@
+"""skill set + scene + OAM -> PDDL domain and problem (AutoGPT+P Sec. IV-D1).
+
+Types: affordances under object; each scene class under the affordances the OAM gives it
+(eq. 9) and under ``location`` when an instance is a location; one type per capability
+under actor, and each agent type under the capabilities it has (eq. 10). Actions are the
+capabilities with an ``?actor`` of the capability type and the actor's cost added."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from groundplan.errors import SceneError
+from groundplan.knowledge.affordances import affordance_names
+from groundplan.knowledge.oam import OAM
+from groundplan.pddl.formula import And, Atom, TypedVar, substitute
+from groundplan.pddl.model import Action, Domain, Problem, TypeHierarchy
+from groundplan.skills.skillset import SkillSet
+from groundplan.world.scene import Scene
+
+
+@dataclass(frozen=True)
+class PlanningTask:
+    domain: Domain
+    problem: Problem  # without goal unless one is set
+    skillset: SkillSet = field(compare=False)
+    scene: Scene = field(compare=False)
+    warnings: tuple[str, ...] = ()
+
+    def with_goal(self, goal) -> "PlanningTask":
+        return PlanningTask(self.domain, self.problem.with_goal(goal), self.skillset, self.scene, self.warnings)
+
+
+def _agent_caps(skillset: SkillSet, kind: str, explicit: tuple[str, ...] | None) -> tuple[str, ...]:
+    if explicit is not None:
+        return explicit
+    prof = skillset.agents.get(kind)
+    if prof is None or prof.capabilities is None:
+        return tuple(c.name for c in skillset.capabilities)
+    return prof.capabilities
+
+
+def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, strict: bool = True,
+               visible_only: bool = True) -> PlanningTask:
+    """Build domain and problem. With ``visible_only`` objects at unexplored locations are
+    left out (the robot has not perceived them)."""
+    sc = scene.visible() if visible_only else scene
+    warnings: list[str] = list(sc.warnings)
+    parents: dict[str, set[str]] = {t: set(ps) for t, ps in skillset.types.items()}
+    affs = set(affordance_names()) if skillset.affordance_types else set()
+    for a in affs:
+        parents.setdefault(a, set()).add("object")
+
+    # capability and agent types (eq. 10)
+    cap_names = [c.name for c in skillset.capabilities]
+    cap_type = {c: f"{skillset.capability_type_prefix}{c}" for c in cap_names}
+    for c in cap_names:
+        parents.setdefault(cap_type[c], set()).add(skillset.actor_type)
+    objects: dict[str, str] = {}
+    agent_types: dict[str, str] = {}
+    caps_by_type: dict[str, tuple[str, ...]] = {}
+    for ag in sc.agents:
+        prof = skillset.agents.get(ag.kind)
+        base = prof.type if prof else ag.kind
+        caps = _agent_caps(skillset, ag.kind, ag.capabilities)
+        unknown = [c for c in caps if c not in cap_type]
+        if unknown:
+            raise SceneError(f"agent {ag.name} has capability '{unknown[0]}', unknown to skill set '{skillset.name}'",
+                             file=sc.source)
+        t = base
+        if t in caps_by_type and caps_by_type[t] != caps:
+            t = f"{ag.name}_profile"
+        caps_by_type[t] = caps
+        agent_types[ag.name] = t
+        parents.setdefault(t, set()).add(skillset.actor_type)
+        parents[t] |= {cap_type[c] for c in caps}
+        objects[ag.name] = t
+
+    # class types (eq. 9)
+    location_objs = {loc.name for loc in sc.locations}
+    location_objs |= {f.args[1] for f in sc.facts if f.predicate == "at" and len(f.args) == 2}
+    reserved = set(parents) | {"object"}
+    for o in sc.objects:
+        if o.cls in reserved and o.cls not in parents.get(o.cls, set()) and o.cls in affs | set(cap_type.values()):
+            raise SceneError(f"object class '{o.cls}' of {o.name} clashes with a type of skill set '{skillset.name}'",
+                             file=sc.source)
+        ps = parents.setdefault(o.cls, set())
+        if oam is not None:
+            if o.cls not in oam:
+                warnings.append(f"class '{o.cls}' ({o.name}) is not in the OAM '{oam.name}'; it gets no affordances")
+            ps |= {a for a in oam.affordances(o.cls) if a in affs}
+        if o.name in location_objs and skillset.location_type:
+            ps.add(skillset.location_type)
+        if not ps:
+            ps.add("object")
+        objects[o.name] = o.cls
+    for a, t in agent_types.items():
+        objects[a] = t
+    th = TypeHierarchy({t: frozenset(ps - {t}) for t, ps in parents.items()})
+
+    # actions
+    actions = []
+    for c in skillset.capabilities:
+        params = (*c.parameters, TypedVar("?actor", cap_type[c.name]))
+        actions.append(Action(c.name, params, c.precondition, (*c.effects, *skillset.cost_effect)))
+    domain = Domain(skillset.domain_name, th, skillset.predicates, tuple(actions), skillset.derived,
+                    {}, skillset.functions, skillset.requirements, skillset.hidden_predicates)
+
+    # initial state: validate scene facts against the predicates
+    preds = domain.predicate_map
+    init: set[Atom] = set()
+    for f in sorted(sc.facts, key=lambda a: (a.predicate, a.args)):
+        p = preds.get(f.predicate)
+        problem_msg = None
+        if p is None:
+            problem_msg = f"fact {f.pddl()} uses predicate '{f.predicate}', unknown to skill set '{skillset.name}'"
+        elif domain.is_derived(f.predicate):
+            problem_msg = f"fact {f.pddl()} sets the derived predicate '{f.predicate}'"
+        elif len(f.args) != p.arity:
+            problem_msg = f"fact {f.pddl()}: predicate '{f.predicate}' takes {p.arity} arguments"
+        else:
+            missing = [a for a in f.args if a not in objects]
+            if missing:
+                problem_msg = f"fact {f.pddl()} names unknown object '{missing[0]}'"
+        if problem_msg:
+            if strict:
+                raise SceneError(problem_msg, file=sc.source)
+            warnings.append(problem_msg + "; dropped")
+            continue
+        init.add(f)
+    for lhs, rhs in skillset.init_implications:
+        for f in list(init):
+            if f.predicate == lhs.predicate and len(f.args) == len(lhs.args):
+                binding = dict(zip(lhs.args, f.args))
+                init.add(substitute(rhs, binding))  # type: ignore[arg-type]
+    numeric = {}
+    if any(fn.name == "total-cost" for fn in skillset.functions):
+        numeric[Atom("total-cost")] = 0.0
+    if any(fn.name == "cost" for fn in skillset.functions):
+        for ag in sc.agents:
+            numeric[Atom("cost", (ag.name,))] = float(ag.cost)
+    metric = "minimize (total-cost)" if Atom("total-cost") in numeric else None
+    problem = Problem(sc.name.replace(" ", "_") or "task", domain.name, objects, frozenset(init), None, numeric, metric)
+    return PlanningTask(domain, problem, skillset, scene, tuple(warnings))
+
+
+__all__ = ["PlanningTask", "build_task", "And"]

@@ -1,0 +1,141 @@
+"""Skill sets as data files: load and validate a skill-set YAML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from groundplan.errors import ConfigError, GroundplanError, SkillSetError
+from groundplan.pddl.formula import Atom, Effect, Formula, TypedVar, parse_effect, parse_formula, parse_typed_list
+from groundplan.pddl.model import DerivedPredicate, Predicate
+from groundplan.pddl.semantics import SemanticCondition, conditions_from_data
+from groundplan.pddl.sexpr import parse_one
+
+
+@dataclass(frozen=True)
+class Capability:
+    name: str
+    parameters: tuple[TypedVar, ...]
+    precondition: Formula
+    effects: tuple[Effect, ...]
+
+
+@dataclass(frozen=True)
+class AgentProfile:
+    type: str
+    cost: float
+    capabilities: tuple[str, ...] | None  # None = all
+
+
+@dataclass(frozen=True)
+class SkillSet:
+    name: str
+    domain_name: str
+    requirements: tuple[str, ...]
+    types: Mapping[str, tuple[str, ...]]
+    affordance_types: bool
+    location_type: str | None
+    actor_type: str
+    capability_type_prefix: str
+    agents: Mapping[str, AgentProfile]
+    predicates: tuple[Predicate, ...]
+    hidden_predicates: frozenset[str]
+    derived: tuple[DerivedPredicate, ...]
+    functions: tuple[Predicate, ...]
+    cost_effect: tuple[Effect, ...]
+    init_implications: tuple[tuple[Atom, Atom], ...]
+    capabilities: tuple[Capability, ...]
+    semantic_conditions: tuple[SemanticCondition, ...]
+    source: str = field(default="", compare=False)
+
+    def capability(self, name: str) -> Capability:
+        for c in self.capabilities:
+            if c.name == name:
+                return c
+        raise ConfigError(f"skill set '{self.name}' has no capability '{name}'")
+
+
+def _decl(text: str, file: str) -> Predicate:
+    expr = parse_one(text, file=file)
+    if not isinstance(expr, list) or not expr or not isinstance(expr[0], str):
+        raise SkillSetError(f"bad declaration '{text}'", file=file)
+    return Predicate(expr[0], tuple(TypedVar(n, t) for n, t in parse_typed_list(expr[1:], file=file)))
+
+
+def _wrap(text: str) -> str:
+    t = text.strip()
+    return t if t.startswith("(") else f"({t})"
+
+
+def parse_skillset(data: Mapping[str, Any], *, file: str) -> SkillSet:
+    try:
+        preds = []
+        for p in data.get("predicates", []):
+            d = _decl(p["decl"], file)
+            preds.append(Predicate(d.name, d.params, p.get("comment", "")))
+        derived = []
+        for d in data.get("derived", []):
+            head = _decl(d["head"], file)
+            derived.append(DerivedPredicate(head, parse_formula(parse_one(d["body"], file=file), file=file)))
+        caps = []
+        for c in data.get("capabilities", []):
+            params = tuple(TypedVar("?" + p["name"], p["type"]) for p in c.get("parameters", []))
+            pre = parse_formula(parse_one(_wrap(c.get("preconditions", "and")), file=file), file=file)
+            eff = parse_effect(parse_one(_wrap(c.get("effects", "and")), file=file), file=file)
+            caps.append(Capability(c["name"], params, pre, eff))
+        agents = {}
+        for kind, a in (data.get("agents") or {}).items():
+            capset = a.get("capabilities", "all")
+            agents[kind] = AgentProfile(a["type"], float(a.get("cost", 1)),
+                                        None if capset == "all" else tuple(capset))
+        implications = []
+        for imp in data.get("init_implications", []):
+            lhs = parse_formula(parse_one(imp["if"], file=file), file=file)
+            rhs = parse_formula(parse_one(imp["then"], file=file), file=file)
+            implications.append((lhs, rhs))
+        cost_effect = parse_effect(parse_one(data["cost_effect"], file=file), file=file) if data.get("cost_effect") else ()
+        return SkillSet(
+            name=data["name"], domain_name=data.get("domain_name", data["name"]),
+            requirements=tuple(data.get("requirements", [":strips", ":typing"])),
+            types={k: tuple(v) for k, v in (data.get("types") or {}).items()},
+            affordance_types=bool(data.get("affordance_types", False)),
+            location_type=data.get("location_type"), actor_type=data.get("actor_type", "actor"),
+            capability_type_prefix=data.get("capability_type_prefix", "can_"), agents=agents,
+            predicates=tuple(preds), hidden_predicates=frozenset(data.get("hidden_predicates", [])),
+            derived=tuple(derived), functions=tuple(_decl(f, file) for f in data.get("functions", [])),
+            cost_effect=cost_effect, init_implications=tuple(implications), capabilities=tuple(caps),
+            semantic_conditions=conditions_from_data(data.get("semantic_conditions", [])), source=file)
+    except GroundplanError:
+        raise
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise SkillSetError(f"malformed skill set: missing or bad field {exc}", file=file) from None
+
+
+BUILTIN = ("household",)
+
+
+def load_skillset(name_or_path: str | Path) -> SkillSet:
+    """A built-in skill set by name (``household``) or a skill-set YAML file."""
+    s = str(name_or_path)
+    if s in BUILTIN or (not s.endswith((".yaml", ".yml")) and "/" not in s):
+        ref = resources.files("groundplan.skills").joinpath(f"data/{s}.yaml")
+        if not ref.is_file():
+            raise ConfigError(f"unknown skill set '{s}' (built in: {', '.join(available_skillsets())})")
+        return parse_skillset(yaml.safe_load(ref.read_text()), file=f"<skillset {s}>")
+    p = Path(s)
+    if not p.exists():
+        raise SkillSetError("skill-set file not found", file=str(p))
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise SkillSetError(f"invalid YAML: {exc}", file=str(p)) from None
+    return parse_skillset(data, file=str(p))
+
+
+def available_skillsets() -> list[str]:
+    d = resources.files("groundplan.skills").joinpath("data")
+    return sorted(x.name[:-5] for x in d.iterdir() if x.name.endswith(".yaml"))
