@@ -1,0 +1,68 @@
+"""One planner interface: plan(domain, problem, timeout) -> PlanResult, with a status enum.
+Planners register by name (no if-chains)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Protocol
+
+from groundplan.errors import ConfigError
+from groundplan.pddl.model import Domain, Problem
+
+
+class PlanStatus(str, Enum):
+    SOLVED = "solved"
+    UNSOLVABLE = "unsolvable"
+    TIMEOUT = "timeout"
+    INVALID = "invalid"  # the input was rejected (bad goal, unsupported feature)
+    ERROR = "error"  # the planner failed
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    status: PlanStatus
+    plan: tuple[str, ...] = ()  # "name arg1 arg2 ..."
+    cost: float | None = None
+    seconds: float = 0.0
+    log: str = ""
+    error: str | None = None
+    timings: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def solved(self) -> bool:
+        return self.status == PlanStatus.SOLVED
+
+
+@dataclass(frozen=True)
+class PlannerLimits:
+    timeout: float = 60.0  # seconds, whole call
+    memory_mb: int = 4096  # search process address-space cap
+
+
+class Planner(Protocol):
+    name: str
+
+    def plan(self, domain: Domain, problem: Problem, *, timeout: float | None = None) -> PlanResult: ...
+
+
+_REGISTRY: dict[str, Callable[..., Planner]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., Planner]], Callable[..., Planner]]:
+    def deco(factory: Callable[..., Planner]) -> Callable[..., Planner]:
+        _REGISTRY[name] = factory
+        return factory
+    return deco
+
+
+def get_planner(name: str = "fast-downward", **kwargs) -> Planner:
+    from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401  (registration)
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown planner '{name}' (available: {', '.join(sorted(_REGISTRY))})")
+    return _REGISTRY[name](**kwargs)
+
+
+def available_planners() -> list[str]:
+    from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401
+    return sorted(_REGISTRY)

@@ -1,0 +1,360 @@
+"""Fast Downward, the real one from the up-fast-downward wheel.
+
+The translator runs in this process (no fresh interpreter per plan), and its output is
+cached per (domain, initial state): the task is translated once with an anchor goal and
+all variables kept, and each new goal is written straight into the SAS task - a goal
+section for a plain conjunction, or a goal axiom for disjunctions and negations. The
+search binary (``downward``, ``astar(ff())`` by default as in AutoGPT+P) then runs on it.
+``translate_cache=False`` gives the plain translate-then-search pipeline."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import itertools
+import os
+import re
+import resource
+import subprocess
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from groundplan.errors import GoalError, PlannerError
+from groundplan.pddl.formula import TRUE, Atom, Literal, TypedVar
+from groundplan.pddl.goal import to_dnf
+from groundplan.pddl.model import Action, Domain, Predicate, Problem
+from groundplan.pddl.state import Evaluator
+from groundplan.pddl.writer import write_domain, write_problem
+from groundplan.planners.base import PlannerLimits, PlanResult, PlanStatus, register
+
+ANCHOR = "groundplan-anchor"
+_TRANSLATE_LOCK = threading.Lock()
+
+
+def downward_binary() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("up_fast_downward")  # locate without importing (it needs unified-planning)
+    if spec is None or not spec.submodule_search_locations:
+        raise PlannerError("package up-fast-downward is not installed (pip install up-fast-downward)")
+    p = Path(list(spec.submodule_search_locations)[0]) / "downward" / "builds" / "release" / "bin" / "downward"
+    if not p.exists():
+        raise PlannerError(f"Fast Downward search binary not found at {p} (is up-fast-downward installed?)")
+    return p
+
+
+def translate_in_process(domain_text: str, problem_text: str, extra_options: tuple[str, ...] = ()) -> tuple[str, str]:
+    """Run FD's translator in this interpreter. Returns (sas_text, translator_log)."""
+    from fast_downward.translate import main as tmain
+    from fast_downward.translate import normalize, options
+    from fast_downward.translate.pddl_parser import lisp_parser, parsing_functions
+
+    log = io.StringIO()
+    with _TRANSLATE_LOCK, contextlib.redirect_stdout(log):
+        options.set_options(["domain.pddl", "problem.pddl", *extra_options])
+        try:
+            dom = lisp_parser.parse_nested_list(io.StringIO(domain_text))
+            prob = lisp_parser.parse_nested_list(io.StringIO(problem_text))
+            task = parsing_functions.parse_task(dom, prob)
+            normalize.normalize(task)
+            sas = tmain.pddl_to_sas(task)
+        except SystemExit as exc:  # the translator exits on bad input
+            raise PlannerError(f"Fast Downward translator rejected the task: {log.getvalue().strip().splitlines()[-1:] or exc}") from None
+        except Exception as exc:  # noqa: BLE001 - report translator crashes as planner errors
+            raise PlannerError(f"Fast Downward translator failed: {type(exc).__name__}: {exc}") from None
+        out = io.StringIO()
+        sas.output(out)
+    return out.getvalue(), log.getvalue()
+
+
+# ----------------------------------------------------------------------------- SAS base task
+
+_ATOM_RE = re.compile(r"^(Atom|NegatedAtom) ([^()]+)\((.*)\)$")
+
+
+@dataclass
+class _Var:
+    name: str
+    layer: int
+    values: list[str]
+
+
+class SASBase:
+    """A translated task whose goal can be replaced."""
+
+    def __init__(self, sas_text: str):
+        lines = sas_text.splitlines()
+        i = 0
+        assert lines[i] == "begin_version"
+        self.header = "\n".join(lines[0:6])  # version + metric
+        i = 6
+        nvars = int(lines[i]); i += 1
+        self.vars: list[_Var] = []
+        for _ in range(nvars):
+            assert lines[i] == "begin_variable"
+            name, layer, nvals = lines[i + 1], int(lines[i + 2]), int(lines[i + 3])
+            vals = lines[i + 4:i + 4 + nvals]
+            self.vars.append(_Var(name, layer, vals))
+            i += 4 + nvals + 1
+        nmutex = int(lines[i]); j = i + 1
+        for _ in range(nmutex):
+            while lines[j] != "end_mutex_group":
+                j += 1
+            j += 1
+        self.mutex = "\n".join(lines[i:j])
+        i = j
+        assert lines[i] == "begin_state"
+        self.init = [int(x) for x in lines[i + 1:i + 1 + nvars]]
+        i += nvars + 2
+        assert lines[i] == "begin_goal"
+        ngoal = int(lines[i + 1])
+        i += ngoal + 3
+        nops = int(lines[i])
+        start_ops = i
+        # operators until the axiom count line (the line after the last end_operator)
+        k = i + 1
+        for _ in range(nops):
+            while lines[k] != "end_operator":
+                k += 1
+            k += 1
+        self.operators = "\n".join(lines[start_ops:k])
+        nax = int(lines[k])
+        self.n_axioms = nax
+        self.axioms = "\n".join(lines[k + 1:])
+        self.max_layer = max((v.layer for v in self.vars), default=-1)
+        self.atom_index: dict[tuple[str, tuple[str, ...]], tuple[int, int]] = {}
+        self.neg_index: dict[tuple[str, tuple[str, ...]], tuple[int, int]] = {}
+        for vi, v in enumerate(self.vars):
+            for val_i, val in enumerate(v.values):
+                m = _ATOM_RE.match(val)
+                if not m:
+                    continue
+                args = tuple(a.strip() for a in m.group(3).split(",")) if m.group(3).strip() else ()
+                key = (m.group(2), args)
+                (self.atom_index if m.group(1) == "Atom" else self.neg_index)[key] = (vi, val_i)
+
+    def _var_block(self, v: _Var) -> str:
+        return "\n".join(["begin_variable", v.name, str(v.layer), str(len(v.values)), *v.values, "end_variable"])
+
+    def assemble(self, goal_pairs: list[tuple[int, int]], goal_rules: list[list[tuple[int, int]]] | None) -> str:
+        vars_ = list(self.vars)
+        init = list(self.init)
+        axioms = self.axioms
+        n_axioms = self.n_axioms
+        if goal_rules is not None:
+            gv = len(vars_)
+            vars_.append(_Var(f"var{gv}", self.max_layer + 1, [f"Atom {ANCHOR}-goal()", f"NegatedAtom {ANCHOR}-goal()"]))
+            init.append(1)
+            rules = []
+            for conds in goal_rules:
+                rules.append("\n".join(["begin_rule", str(len(conds)), *(f"{a} {b}" for a, b in conds),
+                                        f"{gv} 1 0", "end_rule"]))
+            axioms = (axioms + "\n" if axioms else "") + "\n".join(rules)
+            n_axioms += len(rules)
+            goal_pairs = [(gv, 0)]
+        parts = [self.header, str(len(vars_)), *(self._var_block(v) for v in vars_), self.mutex,
+                 "begin_state", *(str(x) for x in init), "end_state",
+                 "begin_goal", str(len(goal_pairs)), *(f"{a} {b}" for a, b in goal_pairs), "end_goal",
+                 self.operators, str(n_axioms)]
+        if axioms:
+            parts.append(axioms)
+        return "\n".join(parts) + "\n"
+
+
+def _anchored(domain: Domain) -> Domain:
+    pred = Predicate(ANCHOR, ())
+    act = Action(ANCHOR, (), TRUE, (Literal(Atom(ANCHOR), True),))
+    return Domain(domain.name, domain.types, (*domain.predicates, pred), (*domain.actions, act), domain.derived,
+                  domain.constants, domain.functions, domain.requirements, domain.hidden_predicates)
+
+
+# ----------------------------------------------------------------------------- planner
+
+@register("fast-downward")
+class FastDownwardPlanner:
+    name = "fast-downward"
+
+    def __init__(self, search: str = "astar(ff())", translate_cache: bool = True, cache_size: int = 64,
+                 limits: PlannerLimits | None = None, max_goal_rules: int = 20_000):
+        self.search = search
+        self.translate_cache = translate_cache
+        self.cache_size = cache_size
+        self.limits = limits or PlannerLimits()
+        self.max_goal_rules = max_goal_rules
+        self._cache: OrderedDict[str, SASBase] = OrderedDict()
+        self._binary = downward_binary()
+        self.stats = {"translations": 0, "cache_hits": 0}
+
+    # -- public
+    def plan(self, domain: Domain, problem: Problem, *, timeout: float | None = None) -> PlanResult:
+        t0 = time.perf_counter()
+        timeout = timeout if timeout is not None else self.limits.timeout
+        if problem.goal is None:
+            return PlanResult(PlanStatus.INVALID, error="problem has no goal")
+        timings: dict[str, float] = {}
+        try:
+            if self.translate_cache:
+                sas_text = self._sas_with_goal(domain, problem, timings)
+            else:
+                ta = time.perf_counter()
+                sas_text, _ = translate_in_process(write_domain(domain, comments=False), write_problem(problem))
+                self.stats["translations"] += 1
+                timings["translate"] = time.perf_counter() - ta
+        except GoalError as exc:
+            return PlanResult(PlanStatus.INVALID, seconds=time.perf_counter() - t0, error=str(exc))
+        except PlannerError as exc:
+            return PlanResult(PlanStatus.ERROR, seconds=time.perf_counter() - t0, error=str(exc))
+        if isinstance(sas_text, PlanResult):
+            return PlanResult(sas_text.status, sas_text.plan, sas_text.cost, time.perf_counter() - t0,
+                              sas_text.log, sas_text.error, timings)
+        remaining = max(0.05, timeout - (time.perf_counter() - t0))
+        res = self._search(sas_text, remaining, timings)
+        return PlanResult(res.status, res.plan, res.cost, time.perf_counter() - t0, res.log, res.error, timings)
+
+    # -- translation with the per-task cache
+    def _base(self, domain: Domain, problem: Problem, timings: dict) -> SASBase:
+        dtext = write_domain(_anchored(domain), comments=False)
+        ptext = write_problem(problem, goal_override=f"({ANCHOR})")
+        key = hashlib.sha256((dtext + "\0" + ptext).encode()).hexdigest()
+        base = self._cache.get(key)
+        if base is not None:
+            self._cache.move_to_end(key)
+            self.stats["cache_hits"] += 1
+            timings["translate"] = 0.0
+            return base
+        ta = time.perf_counter()
+        sas, _ = translate_in_process(dtext, ptext, ("--keep-unimportant-variables",))
+        base = SASBase(sas)
+        timings["translate"] = time.perf_counter() - ta
+        self.stats["translations"] += 1
+        self._cache[key] = base
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return base
+
+    def _sas_with_goal(self, domain: Domain, problem: Problem, timings: dict):
+        base = self._base(domain, problem.with_goal(None), timings)
+        ev = Evaluator(domain, problem, problem.init)
+        dnf = to_dnf(problem.goal, objects_of_type=ev.objects_of_type)
+        alternatives: list[list[list[tuple[int, int]]]] = []  # per conjunct: per literal: options
+        for conj in dnf:
+            lits: list[list[tuple[int, int]]] = []
+            possible = True
+            for lit in conj:
+                opts = self._options(base, lit, ev)
+                if opts is True:
+                    continue
+                if opts is False:
+                    possible = False
+                    break
+                lits.append(opts)
+            if possible:
+                if not lits:  # already satisfied
+                    return PlanResult(PlanStatus.SOLVED, (), 0.0, log="goal holds in the initial state")
+                alternatives.append(lits)
+        if not alternatives:
+            return PlanResult(PlanStatus.UNSOLVABLE, log="every disjunct of the goal names an unreachable fact",
+                              error="goal unreachable: its facts cannot be produced by any action")
+        if len(alternatives) == 1 and all(len(o) == 1 for o in alternatives[0]):
+            pairs = [o[0] for o in alternatives[0]]
+            seen: dict[int, int] = {}
+            for var, val in pairs:
+                if seen.get(var, val) != val:
+                    return PlanResult(PlanStatus.UNSOLVABLE, log="goal requires two values of one variable",
+                                      error="goal is contradictory (mutually exclusive facts)")
+                seen[var] = val
+            return base.assemble(sorted(seen.items()), None)
+        rules: list[list[tuple[int, int]]] = []
+        for lits in alternatives:
+            for combo in itertools.product(*lits):
+                d: dict[int, int] = {}
+                ok = True
+                for var, val in combo:
+                    if d.get(var, val) != val:
+                        ok = False
+                        break
+                    d[var] = val
+                if ok:
+                    rules.append(sorted(d.items()))
+                if len(rules) > self.max_goal_rules:
+                    raise GoalError(_too_large(), f"goal expands to more than {self.max_goal_rules} goal rules")
+        if not rules:
+            return PlanResult(PlanStatus.UNSOLVABLE, error="goal is contradictory (mutually exclusive facts)")
+        return base.assemble([], rules)
+
+    @staticmethod
+    def _options(base: SASBase, lit: Literal, ev: Evaluator):
+        a = lit.atom
+        if a.predicate == "=":
+            return (a.args[0] == a.args[1]) == lit.positive
+        key = (a.predicate, a.args)
+        if key not in base.atom_index:
+            # not a variable: static (or unreachable) - its initial value is its value forever
+            return ev.literal(lit)
+        var, val = base.atom_index[key]
+        if lit.positive:
+            return [(var, val)]
+        if key in base.neg_index:
+            return [base.neg_index[key]]
+        return [(var, other) for other in range(len(base.vars[var].values)) if other != val]
+
+    # -- search
+    def _search(self, sas_text: str, timeout: float, timings: dict) -> PlanResult:
+        mem = self.limits.memory_mb * 1024 * 1024
+
+        def limit() -> None:  # runs in the child
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+
+        ts = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="gp-fd-") as tmp:
+            plan_file = os.path.join(tmp, "plan")
+            try:
+                proc = subprocess.run([str(self._binary), "--search", self.search, "--internal-plan-file", plan_file],
+                                      input=sas_text, capture_output=True, text=True, timeout=timeout,
+                                      preexec_fn=limit, cwd=tmp)
+            except subprocess.TimeoutExpired:
+                timings["search"] = time.perf_counter() - ts
+                return PlanResult(PlanStatus.TIMEOUT, error=f"search exceeded {timeout:.1f} s")
+            timings["search"] = time.perf_counter() - ts
+            log = proc.stdout[-4000:]
+            if proc.returncode == 0 and os.path.exists(plan_file):
+                steps, cost = parse_plan_file(Path(plan_file).read_text())
+                return PlanResult(PlanStatus.SOLVED, steps, cost, log=log)
+            if proc.returncode in (11, 12):
+                return PlanResult(PlanStatus.UNSOLVABLE, log=log, error="no plan exists for this goal")
+            if proc.returncode == 23:
+                return PlanResult(PlanStatus.TIMEOUT, log=log, error="search out of time")
+            if proc.returncode == 22 or proc.returncode < 0:
+                return PlanResult(PlanStatus.ERROR, log=log, error="search ran out of memory")
+            return PlanResult(PlanStatus.ERROR, log=log + proc.stderr[-2000:],
+                              error=f"Fast Downward search exited with code {proc.returncode}")
+
+
+def _too_large():
+    from groundplan.errors import GoalErrorKind
+    return GoalErrorKind.TOO_LARGE
+
+
+def parse_plan_file(text: str) -> tuple[tuple[str, ...], float | None]:
+    steps = []
+    cost = None
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(";"):
+            m = re.search(r"cost = ([0-9.]+)", line)
+            if m:
+                cost = float(m.group(1))
+        elif line.startswith("("):
+            step = line[1:-1].strip()
+            if step.split()[0] != ANCHOR:
+                steps.append(step)
+    return tuple(steps), cost
+
+
+__all__ = ["FastDownwardPlanner", "translate_in_process", "downward_binary", "parse_plan_file", "TypedVar"]
