@@ -118,23 +118,30 @@ def _balanced_from(text: str, start: int) -> Optional[str]:
 # ----------------------------------------------------------------------------- checking
 
 def check_goal(goal: Formula, domain: Domain, problem: Problem, *, allow_quantifiers: bool = True,
-               allow_hidden: bool = True) -> None:
-    """Raise GoalError (kind, one-line message, LLM feedback) if the goal does not fit."""
-    _check(goal, domain, problem, {}, allow_quantifiers, allow_hidden)
+               allow_hidden: bool = True, typecheck: bool = True) -> None:
+    """Raise GoalError (kind, one-line message, LLM feedback) if the goal does not fit.
+    With ``typecheck=False`` ill-typed atoms are accepted (they can never hold), as the
+    original AutoGPT+P checker did - used to replay its data faithfully."""
+    try:
+        _check(goal, domain, problem, {}, allow_quantifiers, allow_hidden)
+    except GoalError as exc:
+        if typecheck or exc.kind != GoalErrorKind.WRONG_TYPE:
+            raise
+        _check(goal, domain, problem, {}, allow_quantifiers, allow_hidden, types=False)
 
 
 def _check(f: Formula, domain: Domain, problem: Problem, bound: dict[str, str],
-           allow_q: bool, allow_hidden: bool) -> None:
+           allow_q: bool, allow_hidden: bool, types: bool = True) -> None:
     if isinstance(f, Atom):
-        _check_atom(f, domain, problem, bound, allow_hidden)
+        _check_atom(f, domain, problem, bound, allow_hidden, types)
     elif isinstance(f, Not):
-        _check(f.arg, domain, problem, bound, allow_q, allow_hidden)
+        _check(f.arg, domain, problem, bound, allow_q, allow_hidden, types)
     elif isinstance(f, (And, Or)):
         for a in f.args:
-            _check(a, domain, problem, bound, allow_q, allow_hidden)
+            _check(a, domain, problem, bound, allow_q, allow_hidden, types)
     elif isinstance(f, Imply):
-        _check(f.left, domain, problem, bound, allow_q, allow_hidden)
-        _check(f.right, domain, problem, bound, allow_q, allow_hidden)
+        _check(f.left, domain, problem, bound, allow_q, allow_hidden, types)
+        _check(f.right, domain, problem, bound, allow_q, allow_hidden, types)
     elif isinstance(f, (Exists, Forall)):
         if not allow_q:
             raise GoalError(GoalErrorKind.VARIABLE, "goal uses a quantified variable, which is not allowed here",
@@ -147,10 +154,11 @@ def _check(f: Formula, domain: Domain, problem: Problem, bound: dict[str, str],
                                 feedback=f"Your previous answer used the type {v.type}, however this type does "
                                          f"not exist in the domain. Please correct your answer")
             inner[v.name] = v.type
-        _check(f.body, domain, problem, inner, allow_q, allow_hidden)
+        _check(f.body, domain, problem, inner, allow_q, allow_hidden, types)
 
 
-def _check_atom(a: Atom, domain: Domain, problem: Problem, bound: dict[str, str], allow_hidden: bool) -> None:
+def _check_atom(a: Atom, domain: Domain, problem: Problem, bound: dict[str, str], allow_hidden: bool,
+                types: bool = True) -> None:
     if a.predicate == "=":
         if len(a.args) != 2:
             raise GoalError(GoalErrorKind.WRONG_ARITY, f"goal: '=' takes 2 arguments, got {len(a.args)}",
@@ -178,7 +186,7 @@ def _check_atom(a: Atom, domain: Domain, problem: Problem, bound: dict[str, str]
                                  f"arguments, however it takes {pred.arity}: {pred.pddl()}. Please correct your answer")
     for i, (arg, param) in enumerate(zip(a.args, pred.params)):
         t = _obj_type(arg, domain, problem, bound)
-        if not domain.types.is_subtype(t, param.type):
+        if types and not domain.types.is_subtype(t, param.type):
             raise GoalError(GoalErrorKind.WRONG_TYPE,
                             f"goal: argument {i + 1} of '{a.predicate}' must be a {param.type}, "
                             f"but {arg} is a {t} in {a.pddl()}",

@@ -198,9 +198,8 @@ class FastDownwardPlanner:
             return PlanResult(PlanStatus.INVALID, error="problem has no goal")
         timings: dict[str, float] = {}
         try:
-            if self.translate_cache:
-                sas_text = self._sas_with_goal(domain, problem, timings)
-            else:
+            sas_text = self._sas_with_goal(domain, problem, timings) if self.translate_cache else None
+            if sas_text is _FALLBACK or sas_text is None:
                 ta = time.perf_counter()
                 sas_text, _ = translate_in_process(write_domain(domain, comments=False), write_problem(problem))
                 self.stats["translations"] += 1
@@ -242,6 +241,13 @@ class FastDownwardPlanner:
         ev = Evaluator(domain, problem, problem.init)
         dnf = to_dnf(problem.goal, objects_of_type=ev.objects_of_type)
         alternatives: list[list[list[tuple[int, int]]]] = []  # per conjunct: per literal: options
+        try:
+            return self._goal_sas(base, dnf, ev)
+        except _NeedsFullTranslation:
+            return _FALLBACK
+
+    def _goal_sas(self, base: SASBase, dnf, ev: Evaluator):
+        alternatives: list[list[list[tuple[int, int]]]] = []
         for conj in dnf:
             lits: list[list[tuple[int, int]]] = []
             possible = True
@@ -294,8 +300,13 @@ class FastDownwardPlanner:
             return (a.args[0] == a.args[1]) == lit.positive
         key = (a.predicate, a.args)
         if key not in base.atom_index:
-            # not a variable: static (or unreachable) - its initial value is its value forever
-            return ev.literal(lit)
+            # not a variable: static, unreachable, or a derived atom the translator pruned
+            # because no precondition uses it. Static and unreachable atoms keep their
+            # initial value; anything else needs a translation with this goal.
+            value = ev.literal(lit)
+            if not value or a.predicate in ev.domain.derived_map:
+                raise _NeedsFullTranslation()
+            return value
         var, val = base.atom_index[key]
         if lit.positive:
             return [(var, val)]
@@ -334,6 +345,13 @@ class FastDownwardPlanner:
                 return PlanResult(PlanStatus.ERROR, log=log, error="search ran out of memory")
             return PlanResult(PlanStatus.ERROR, log=log + proc.stderr[-2000:],
                               error=f"Fast Downward search exited with code {proc.returncode}")
+
+
+class _NeedsFullTranslation(Exception):
+    pass
+
+
+_FALLBACK = object()
 
 
 def _too_large():

@@ -55,6 +55,7 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
     relations: list[tuple[int, str, list[tuple[str, str]]]] = []
     locations: list[tuple[int, str, list[tuple[str, str]]]] = []
     warnings: list[str] = []
+    geometry: dict[str, tuple[float, ...]] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
@@ -81,9 +82,18 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
         if section == "SCENE-DESCRIPTION":
             description.append(line)
         elif section == "OBJECTS":
-            if len(toks) != 1:
+            # class:index, optionally followed by :x1,y1,z1,x2,y2,z2 (a bounding box)
+            parts = line.replace(" ", "").split(":")
+            if len(parts) == 3:
+                try:
+                    geometry[f"{parts[0]}{int(parts[1])}"] = tuple(float(x) for x in parts[2].split(","))
+                except ValueError:
+                    raise SceneError(f"bad bounding box in '{line}' (expected numbers separated by commas)",
+                                     file=file, line=lineno) from None
+                parts = parts[:2]
+            if len(parts) != 2 or len(toks) != 1 and len(parts) != 2:
                 raise SceneError(f"OBJECTS lines hold one class:index, got '{line}'", file=file, line=lineno)
-            n, c = _obj(toks[0], file, lineno)
+            n, c = _obj(":".join(parts), file, lineno)
             objects[n] = c
             obj_lines.setdefault(n, lineno)
         elif section == "RELATIONS":
@@ -145,4 +155,5 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
                    for n in sorted(agent_names))
     objs = tuple(SceneObject(n, c) for n, c in objects.items() if n not in agent_names)
     return Scene(name=name, objects=objs, agents=agents, facts=frozenset(facts), locations=tuple(locs),
-                 description=" ".join(description), source=file, warnings=tuple(warnings))
+                 description=" ".join(description), source=file, warnings=tuple(warnings),
+                 geometry=geometry)

@@ -1,0 +1,1 @@
+"""Benchmark harness: tasks, dataset loaders, runner, results store, metrics, reports."""

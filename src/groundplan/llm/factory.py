@@ -1,0 +1,44 @@
+"""Backends by name, and the one function that builds the LLM stack from a configuration:
+backend, then the disk cache (unless disabled), then the recorder (if asked)."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Callable, Mapping
+
+from groundplan.llm.base import LLM
+from groundplan.llm.cache import CachedLLM, DiskCache
+from groundplan.llm.config import LLMConfig, default_cache_dir
+from groundplan.llm.embedded import EmbeddedLLM
+from groundplan.llm.errors import LLMConfigError
+from groundplan.llm.openai_compat import OpenAICompatLLM
+from groundplan.llm.scripted import ScriptedLLM
+from groundplan.llm.transcript import RecordingLLM, ReplayLLM, TranscriptWriter
+
+BackendFactory = Callable[[LLMConfig], LLM]
+
+BACKENDS: Mapping[str, BackendFactory] = MappingProxyType({
+    "embedded": EmbeddedLLM.from_config,
+    "openai": OpenAICompatLLM.from_config,
+    "replay": ReplayLLM.from_config,
+    "scripted": ScriptedLLM.from_config,
+})
+
+
+def create_backend(config: LLMConfig, registry: Mapping[str, BackendFactory] = BACKENDS) -> LLM:
+    factory = registry.get(config.backend)
+    if factory is None:
+        raise LLMConfigError(f"unknown LLM backend '{config.backend}' (choose from {', '.join(sorted(registry))})")
+    return factory(config)
+
+
+def build_llm(config: LLMConfig, *, backend: LLM | None = None, registry: Mapping[str, BackendFactory] = BACKENDS,
+              environ: Mapping[str, str] | None = None) -> LLM:
+    """The LLM every method gets: ``backend`` (or the one named in ``config``), wrapped in
+    the disk cache when ``config.cache`` and in the transcript recorder when ``config.record``."""
+    llm = backend if backend is not None else create_backend(config, registry)
+    if config.cache and llm.cacheable:
+        llm = CachedLLM(llm, DiskCache(config.cache_dir or default_cache_dir(environ)))
+    if config.record is not None:
+        llm = RecordingLLM(llm, TranscriptWriter(config.record))
+    return llm

@@ -1,0 +1,98 @@
+"""Scene + goal -> plan -> execution -> verdict: the path `groundplan plan` and the oracle
+method share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+from groundplan.errors import GoalError, GroundplanError
+from groundplan.knowledge.oam import OAM, default_oam, load_oam
+from groundplan.pddl.goal import check_goal, parse_goal
+from groundplan.pddl.semantics import check_semantics
+from groundplan.pddl.state import evaluate_goal
+from groundplan.planners.base import Planner, PlanResult, PlanStatus
+from groundplan.sim.executor import ExecutionTrace, execute_plan
+from groundplan.skills.builder import PlanningTask, build_task
+from groundplan.skills.skillset import load_skillset
+from groundplan.world import load_scene
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    status: str  # solved / unsolvable / timeout / invalid / error
+    plan: tuple[str, ...] = ()
+    cost: Optional[float] = None
+    seconds: float = 0.0
+    goal_reached: Optional[bool] = None  # the executed plan's final state satisfies the goal
+    check: Optional[bool] = None  # ... satisfies the --check goal
+    check_gcr: Optional[float] = None
+    executed_cost: Optional[float] = None
+    error: Optional[str] = None
+    warnings: tuple[str, ...] = ()
+    timings: dict = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "plan": list(self.plan), "cost": self.cost, "seconds": round(self.seconds, 4),
+                "goal_reached": self.goal_reached, "check": self.check, "error": self.error}
+
+
+@lru_cache(maxsize=32)
+def _oam(path: Optional[str]) -> OAM:
+    """One OAM file, or several joined by os.pathsep (later files override earlier ones)."""
+    if path is None:
+        return default_oam()
+    import os
+
+    parts = [p for p in path.split(os.pathsep) if p]
+    oam = load_oam(parts[0])
+    for extra in parts[1:]:
+        oam = oam.merged(load_oam(extra))
+    return oam
+
+
+def build(scene_file: str | Path, *, skillset: str = "household", oam_file: Optional[str] = None,
+          strict: bool = True) -> PlanningTask:
+    scene = load_scene(scene_file, strict=strict)
+    return build_task(load_skillset(skillset), scene, _oam(oam_file), strict=strict)
+
+
+def plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, check_text: Optional[str] = None,
+                   timeout: Optional[float] = None, semantic: bool = False, typecheck: bool = True) -> PlanOutcome:
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        goal = parse_goal(goal_text)
+        check_goal(goal, task.domain, task.problem, typecheck=typecheck)
+        if semantic:
+            check_semantics(goal, task.domain, task.problem, task.skillset.semantic_conditions)
+        check_f = None
+        if check_text is not None:
+            check_f = parse_goal(check_text)
+            check_goal(check_f, task.domain, task.problem, typecheck=typecheck)
+    except GoalError as exc:
+        return PlanOutcome("invalid", seconds=time.perf_counter() - t0, error=str(exc), warnings=task.warnings)
+    res: PlanResult = planner.plan(task.domain, task.problem.with_goal(goal), timeout=timeout)
+    if res.status != PlanStatus.SOLVED:
+        chk = None
+        if check_f is not None and res.status == PlanStatus.UNSOLVABLE:
+            chk = False
+        return PlanOutcome(res.status.value, seconds=time.perf_counter() - t0, error=res.error, check=chk,
+                           warnings=task.warnings, timings=res.timings)
+    trace: ExecutionTrace = execute_plan(task.domain, task.problem, res.plan)
+    if trace.failed is not None:
+        return PlanOutcome("error", res.plan, res.cost, time.perf_counter() - t0,
+                           error=f"plan does not execute: {trace.failed.reason}", warnings=task.warnings)
+    reached = evaluate_goal(goal, task.domain, task.problem, trace.final_facts).success
+    chk = gcr = None
+    if check_f is not None:
+        rep = evaluate_goal(check_f, task.domain, task.problem, trace.final_facts)
+        chk, gcr = rep.success, rep.gcr
+    return PlanOutcome("solved", res.plan, trace.cost, time.perf_counter() - t0, reached, chk, gcr, trace.cost,
+                       warnings=task.warnings, timings=res.timings)
+
+
+__all__ = ["PlanOutcome", "build", "plan_and_check", "GroundplanError"]
