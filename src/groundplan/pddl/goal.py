@@ -186,7 +186,15 @@ def _check_atom(a: Atom, domain: Domain, problem: Problem, bound: dict[str, str]
                                  f"arguments, however it takes {pred.arity}: {pred.pddl()}. Please correct your answer")
     for i, (arg, param) in enumerate(zip(a.args, pred.params)):
         t = _obj_type(arg, domain, problem, bound)
-        if types and not domain.types.is_subtype(t, param.type):
+        if types and arg.startswith("?"):
+            # a variable fits if some object of its type has the parameter's type
+            cands = problem.objects_of_type(domain, t)
+            if cands and not any(domain.types.is_subtype(problem.type_of(domain, c) or "object", param.type)
+                                 for c in cands):
+                raise GoalError(GoalErrorKind.WRONG_TYPE,
+                                f"goal: argument {i + 1} of '{a.predicate}' must be a {param.type}, but no "
+                                f"{t} is one in {a.pddl()}", predicate=a.predicate, obj=arg)
+        elif types and not domain.types.is_subtype(t, param.type):
             raise GoalError(GoalErrorKind.WRONG_TYPE,
                             f"goal: argument {i + 1} of '{a.predicate}' must be a {param.type}, "
                             f"but {arg} is a {t} in {a.pddl()}",

@@ -1,0 +1,189 @@
+"""`groundplan` command line (typer + rich). Errors print one line and exit with code 2;
+no traceback unless GROUNDPLAN_DEBUG=1."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from groundplan.errors import GroundplanError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="groundplan: grounded LLM task planning for robots.")
+scene_app = typer.Typer(no_args_is_help=True, help="Inspect and convert scenes.")
+app.add_typer(scene_app, name="scene")
+out = Console()
+err = Console(stderr=True)
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    err.print(f"[red]error:[/red] {msg}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _planner(name: str, timeout: float):
+    from groundplan.planners import PlannerLimits, get_planner
+
+    if name == "fast-downward":
+        return get_planner(name, limits=PlannerLimits(timeout=timeout))
+    return get_planner(name)
+
+
+def _plan_one(scene: str, goal: str, check: Optional[str], skills: str, oam: Optional[str], planner, timeout: float,
+              lenient: bool):
+    from groundplan.sim.pipeline import build, plan_and_check
+
+    task = build(scene, skillset=skills, oam_file=oam, strict=not lenient)
+    return plan_and_check(task, goal, planner, check_text=check, timeout=timeout)
+
+
+@app.command()
+def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),
+         goal: Optional[str] = typer.Option(None, "--goal", help="goal, e.g. 'and (inhand apple0 human0)'"),
+         skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
+         oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map (.json/.csv/.yaml)"),
+         check: Optional[str] = typer.Option(None, "--check", help="a second goal the final state must satisfy"),
+         as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+         jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="batch: one {scene, goal, check} per line"),
+         planner_name: str = typer.Option("fast-downward", "--planner"),
+         timeout: float = typer.Option(60.0, "--timeout", help="seconds per plan"),
+         lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)")):
+    """Plan GOAL in SCENE; print the plan (one action per line), its cost and time."""
+    planner = _planner(planner_name, timeout)
+    if jsonl is not None:
+        if not jsonl.exists():
+            _fail(f"{jsonl}: file not found")
+        with jsonl.open() as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    req = json.loads(line)
+                    if not isinstance(req, dict) or "scene" not in req or "goal" not in req:
+                        raise ValueError("needs keys scene and goal")
+                    res = _plan_one(req["scene"], req["goal"], req.get("check"), req.get("skills", skills),
+                                    req.get("oam", oam), planner, timeout, lenient).to_json()
+                except (ValueError, json.JSONDecodeError) as exc:
+                    res = {"status": "invalid", "plan": [], "cost": None, "seconds": 0, "check": None,
+                           "error": f"{jsonl}:{lineno}: {exc}"}
+                except GroundplanError as exc:
+                    res = {"status": "invalid", "plan": [], "cost": None, "seconds": 0, "check": None,
+                           "error": str(exc)}
+                sys.stdout.write(json.dumps(res) + "\n")
+                sys.stdout.flush()
+        return
+    if scene is None or goal is None:
+        _fail("give --scene and --goal (or --jsonl FILE)")
+    result = _plan_one(str(scene), goal, check, skills, oam, planner, timeout, lenient)
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json()) + "\n")
+        raise typer.Exit(0 if result.status == "solved" else (2 if result.status == "invalid" else 1))
+    if result.status == "invalid":
+        _fail(result.error or "invalid goal")
+    for w in result.warnings:
+        err.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    if result.status != "solved":
+        err.print(f"{result.status}: {result.error or ''}", highlight=False)
+        raise typer.Exit(1)
+    for step in result.plan:
+        out.print(step, highlight=False)
+    out.print(f"; cost {result.cost:g}, {len(result.plan)} actions, {result.seconds * 1000:.0f} ms", highlight=False)
+    if check is not None:
+        out.print(f"; check: {'satisfied' if result.check else 'NOT satisfied'} (goal-condition recall "
+                  f"{result.check_gcr:.2f})", highlight=False)
+
+
+@scene_app.command("show")
+def scene_show(path: Path, lenient: bool = typer.Option(False, "--lenient")):
+    """Print a scene as groundplan YAML."""
+    from groundplan.world import load_scene, write_yaml_scene
+
+    out.print(write_yaml_scene(load_scene(path, strict=not lenient)), highlight=False)
+
+
+@scene_app.command("convert")
+def scene_convert(src: Path, dst: Path, lenient: bool = typer.Option(False, "--lenient")):
+    """Convert a scene (e.g. AutoGPT+P .txt) to groundplan YAML."""
+    from groundplan.world import load_scene, write_yaml_scene
+
+    write_yaml_scene(load_scene(src, strict=not lenient), dst)
+    out.print(f"wrote {dst}")
+
+
+@app.command()
+def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option("household", "--skills"),
+         oam: Optional[str] = typer.Option(None, "--oam"), goal: Optional[str] = typer.Option(None, "--goal"),
+         lenient: bool = typer.Option(False, "--lenient")):
+    """Print the PDDL domain and problem built from a skill set and a scene."""
+    from groundplan.pddl import check_goal, parse_goal, write_domain, write_problem
+    from groundplan.sim.pipeline import build
+
+    task = build(scene, skillset=skills, oam_file=oam, strict=not lenient)
+    problem = task.problem
+    if goal:
+        g = parse_goal(goal)
+        check_goal(g, task.domain, problem)
+        problem = problem.with_goal(g)
+    out.print(write_domain(task.domain), highlight=False, markup=False)
+    out.print(write_problem(problem, with_goal=goal is not None), highlight=False, markup=False)
+
+
+def _register_optional() -> None:
+    """Commands contributed by other layers (registered when their modules exist)."""
+    try:
+        from groundplan.cli import llm_cmds
+    except ImportError:
+        return
+    if hasattr(llm_cmds, "llm_app"):
+        app.add_typer(llm_cmds.llm_app, name="llm")
+    if hasattr(llm_cmds, "goal_command"):
+        app.command("goal")(llm_cmds.goal_command)
+
+
+def _register_bench() -> None:
+    try:
+        from groundplan.cli import bench_cmds
+    except ImportError:
+        return
+    app.add_typer(bench_cmds.bench_app, name="bench")
+
+
+_register_optional()
+_register_bench()
+
+
+def main() -> None:
+    try:
+        rc = app(standalone_mode=False)
+        sys.exit(rc if isinstance(rc, int) else 0)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except GroundplanError as exc:
+        if os.environ.get("GROUNDPLAN_DEBUG"):
+            raise
+        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # click usage errors and anything unexpected: one line, no traceback
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # click/typer usage errors
+            exc.show()
+            sys.exit(2)
+        if type(exc).__name__ == "Abort":
+            sys.exit(1)
+        if os.environ.get("GROUNDPLAN_DEBUG"):
+            raise
+        err.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc} (set GROUNDPLAN_DEBUG=1 for a traceback)",
+                  highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
