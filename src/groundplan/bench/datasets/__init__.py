@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from groundplan.bench.datasets import autogptp
+from groundplan.bench.datasets import autogptp, saycan
 from groundplan.bench.task import Task
 from groundplan.errors import ConfigError
 
@@ -16,6 +16,10 @@ class DatasetSpec:
     version: str
     description: str
     loader: Callable[[], list[Task]]
+    #: every row carries a gold goal (a row without one is malformed)
+    has_goals: bool = True
+    #: every row names a scene file (a row whose scene file is missing is malformed)
+    has_scenes: bool = True
 
 
 DATASETS: dict[str, DatasetSpec] = {}
@@ -34,7 +38,11 @@ register(DatasetSpec("autogptp-scenarios", "autogpt-p-standalone@14fa604",
                      "AutoGPT+P's 150 tool-selection scenarios (plan, partial, exploration, alternative, complex)",
                      autogptp.scenario_tasks))
 register(DatasetSpec("autogptp-substitution", "autogpt-p-standalone@14fa604",
-                     "AutoGPT+P alternative-suggestion sets (simple, medium, complex; 3x30)", autogptp.substitution_tasks))
+                     "AutoGPT+P alternative-suggestion sets (simple, medium, complex; 3x30)", autogptp.substitution_tasks,
+                     has_goals=False))
+register(DatasetSpec("saycan-101", "say-can.github.io@v0",
+                     "SayCan's 101 evaluation instructions in 7 families (no PDDL goals; extras: family, start states, "
+                     "SayCan plan)", saycan.saycan101_tasks, has_goals=False, has_scenes=False))
 
 
 def get_dataset(name: str) -> DatasetSpec:

@@ -1,0 +1,324 @@
+"""What every method is: ``Method.run(task, ctx) -> Episode``, a registry by name, the
+run context (LLM, planner, seed, configuration) and the episode record with its trace.
+
+A method module registers itself with ``@register_method("name")``; ``get_method`` finds
+every module in ``groundplan.methods`` on first use, so adding a method is adding a module.
+Shared steps the methods reuse (execute a plan step by step into the trace, score the final
+state against the task's gold goal) live here too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import pkgutil
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Optional, Sequence
+
+from groundplan.errors import ConfigError
+from groundplan.llm.types import UsageMeter, UsageSummary
+
+if TYPE_CHECKING:  # pragma: no cover
+    from groundplan.bench.task import Task
+    from groundplan.llm import LLM
+    from groundplan.planners.base import Planner
+    from groundplan.skills.builder import PlanningTask
+
+
+class EpisodeStatus(str, Enum):
+    """How an episode ended. ``success`` is separate (a bool); these say why."""
+
+    SUCCESS = "success"  # the final state satisfies the task's goal
+    FAILURE = "failure"  # a plan was produced (and executed) but the goal does not hold
+    UNSOLVABLE = "unsolvable"  # the planner proved the (generated) goal unreachable
+    TIMEOUT = "timeout"
+    NO_PLAN = "no_plan"  # the method gave up without a plan (e.g. no valid goal after K corrections)
+    INVALID = "invalid"  # the dataset row is malformed: counted as a failure, listed in reports
+    UNSUPPORTED = "unsupported"  # the task lacks what the method needs (e.g. no gold goal)
+    ERROR = "error"  # a groundplan error (LLM unreachable, planner failed, bad scene)
+    CRASH = "crash"  # an unexpected exception in the method or the worker process
+
+
+#: statuses that a re-run re-attempts only when asked (``--retry-errors``)
+RETRYABLE = frozenset({EpisodeStatus.ERROR.value, EpisodeStatus.CRASH.value})
+
+#: kinds of trace events; methods may add their own through ``TraceRecorder(extra_types=...)``
+EVENT_TYPES = frozenset({
+    "llm_call", "tool_call", "goal", "check", "plan", "step", "replan", "feedback", "explore", "situation",
+    "result", "note",
+})
+
+EMPTY_USAGE = UsageSummary(0, 0, 0, 0, 0, 0, 0.0)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, float):
+        return value if value == value else None  # NaN -> null
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if hasattr(value, "to_dict"):
+        return _jsonable(value.to_dict())
+    return str(value)
+
+
+class TraceRecorder:
+    """Collects an episode's events in order. Each event is a JSON-able dict with ``type``
+    and ``t`` (seconds since the episode started)."""
+
+    def __init__(self, *, extra_types: Sequence[str] = (), clock: Callable[[], float] = time.perf_counter):
+        self._clock = clock
+        self._t0 = clock()
+        self._types = EVENT_TYPES | frozenset(extra_types)
+        self.events: list[dict[str, Any]] = []
+
+    def event(self, type: str, **data: Any) -> dict[str, Any]:  # noqa: A002 - the field is called type
+        if type not in self._types:
+            raise ValueError(f"unknown trace event type '{type}' (known: {', '.join(sorted(self._types))})")
+        ev = {"type": type, "t": round(self._clock() - self._t0, 4), **_jsonable(data)}
+        self.events.append(ev)
+        return ev
+
+    def llm_call(self, purpose: str, prompt: Any, completion: Any) -> dict[str, Any]:
+        """Record one LLM exchange (prompt messages or text; a Completion or ScoreResult)."""
+        data: dict[str, Any] = {"purpose": purpose, "prompt": prompt}
+        if hasattr(completion, "text"):
+            data["text"] = completion.text
+            data["finish_reason"] = getattr(completion, "finish_reason", None)
+        elif hasattr(completion, "logprobs"):
+            data["continuations"] = list(completion.continuations)
+            data["logprobs"] = list(completion.logprobs)
+        else:
+            data["text"] = completion
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            data["usage"] = usage.to_dict()
+        return self.event("llm_call", **data)
+
+    @property
+    def elapsed(self) -> float:
+        return self._clock() - self._t0
+
+    def freeze(self) -> tuple[dict[str, Any], ...]:
+        return tuple(self.events)
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a method gets besides the task. Built once per worker process and reused for
+    every episode it runs (the LLM and planner are expensive to create)."""
+
+    llm: Optional["LLM"] = None
+    planner: Optional["Planner"] = None
+    seed: int = 0
+    config: Mapping[str, Any] = field(default_factory=dict)
+    planner_timeout: Optional[float] = None
+
+    def with_seed(self, seed: int) -> "RunContext":
+        from dataclasses import replace
+
+        return replace(self, seed=seed)
+
+
+@dataclass(frozen=True)
+class Episode:
+    task_id: str
+    method: str
+    status: str
+    success: bool
+    goal: Optional[str] = None
+    plan: tuple[str, ...] = ()
+    #: what the method measured: cost, gcr, executed/planned steps, tool_calls, situation_met, objects_used, ...
+    metrics: Mapping[str, Any] = field(default_factory=dict)
+    usage: UsageSummary = EMPTY_USAGE
+    wall_time: float = 0.0
+    trace: tuple[Mapping[str, Any], ...] = ()
+    error: Optional[str] = None
+    seed: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "method": self.method, "status": self.status, "success": self.success,
+                "goal": self.goal, "plan": list(self.plan), "metrics": _jsonable(self.metrics),
+                "usage": self.usage.to_dict(), "wall_time": self.wall_time, "trace": _jsonable(self.trace),
+                "error": self.error, "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "Episode":
+        return cls(task_id=d["task_id"], method=d["method"], status=d["status"], success=bool(d["success"]),
+                   goal=d.get("goal"), plan=tuple(d.get("plan") or ()), metrics=dict(d.get("metrics") or {}),
+                   usage=UsageSummary(**d["usage"]) if d.get("usage") else EMPTY_USAGE,
+                   wall_time=float(d.get("wall_time") or 0.0), trace=tuple(d.get("trace") or ()),
+                   error=d.get("error"), seed=int(d.get("seed") or 0))
+
+
+def failed_episode(task: "Task", method: str, status: EpisodeStatus | str, error: str, *, seed: int = 0,
+                   wall_time: float = 0.0, trace: Sequence[Mapping[str, Any]] = (),
+                   usage: UsageSummary = EMPTY_USAGE) -> Episode:
+    st = status.value if isinstance(status, EpisodeStatus) else status
+    return Episode(task.id, method, st, False, error=error, seed=seed, wall_time=wall_time, trace=tuple(trace),
+                   usage=usage)
+
+
+class Method(ABC):
+    """One published algorithm. Subclasses set ``name`` through ``@register_method`` and
+    implement ``run``. Instances are created once per worker and must not keep per-episode
+    state between calls."""
+
+    name: ClassVar[str] = ""
+    #: whether ``run`` needs ``ctx.llm``
+    needs_llm: ClassVar[bool] = True
+    description: ClassVar[str] = ""
+    #: package holding this method's prompt templates (default ``groundplan.prompts.<name>``)
+    prompt_package: ClassVar[Optional[str]] = None
+
+    @abstractmethod
+    def run(self, task: "Task", ctx: RunContext) -> Episode:
+        ...
+
+    def prompt_hash(self) -> str:
+        """sha256 (12 hex) over the method's prompt templates: results record it, so a run
+        made with other prompts is never mixed with this one. Empty if it has none."""
+        pkg = self.prompt_package or f"groundplan.prompts.{self.name}"
+        try:
+            from importlib import resources
+
+            root = resources.files(pkg)
+        except (ModuleNotFoundError, TypeError):
+            return ""
+        h = hashlib.sha256()
+        files = sorted((p for p in root.iterdir() if p.is_file() and not p.name.endswith((".py", ".pyc"))),
+                       key=lambda p: p.name)
+        if not files:
+            return ""
+        for p in files:
+            h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+        return h.hexdigest()[:12]
+
+
+_REGISTRY: dict[str, type[Method]] = {}
+_IMPORT_ERRORS: dict[str, str] = {}
+
+
+def register_method(name: str) -> Callable[[type[Method]], type[Method]]:
+    def deco(cls: type[Method]) -> type[Method]:
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise ConfigError(f"method '{name}' registered twice ({_REGISTRY[name].__module__}, {cls.__module__})")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+    return deco
+
+
+def _discover() -> None:
+    import groundplan.methods as pkg
+
+    for info in pkgutil.iter_modules(pkg.__path__):
+        mod = f"{pkg.__name__}.{info.name}"
+        if info.name.startswith("_") or info.name == "base" or mod in _IMPORT_ERRORS:
+            continue
+        try:
+            importlib.import_module(mod)
+        except Exception as exc:  # noqa: BLE001 - one broken method must not hide the others
+            _IMPORT_ERRORS[mod] = f"{type(exc).__name__}: {exc}"
+
+
+def method_class(name: str) -> type[Method]:
+    _discover()
+    if name not in _REGISTRY:
+        hint = ""
+        broken = [m for m in _IMPORT_ERRORS if m.rsplit(".", 1)[-1] == name]
+        if broken:
+            hint = f"; module {broken[0]} failed to import: {_IMPORT_ERRORS[broken[0]]}"
+        raise ConfigError(f"unknown method '{name}' (available: {', '.join(sorted(_REGISTRY)) or 'none'}){hint}")
+    return _REGISTRY[name]
+
+
+def get_method(name: str) -> Method:
+    return method_class(name)()
+
+
+def available_methods() -> list[str]:
+    _discover()
+    return sorted(_REGISTRY)
+
+
+# --------------------------------------------------------------------------- shared steps
+
+
+@dataclass(frozen=True)
+class ExecutionScore:
+    """A plan executed step by step from the task's initial state, scored on the gold goal."""
+
+    executed: int
+    planned: int
+    cost: float
+    failed_step: Optional[str]
+    failure: Optional[str]
+    success: Optional[bool]  # None when the task has no gold goal
+    gcr: Optional[float]
+    final_facts: frozenset = field(default=frozenset(), compare=False, repr=False)
+
+    @property
+    def exec_rate(self) -> float:
+        return self.executed / self.planned if self.planned else 1.0
+
+    def metrics(self) -> dict[str, Any]:
+        return {"cost": self.cost, "executed_steps": self.executed, "planned_steps": self.planned,
+                "exec": self.exec_rate, "gcr": self.gcr}
+
+
+def execute_and_score(planning_task: "PlanningTask", plan: Sequence[str], task: "Task",
+                      recorder: Optional[TraceRecorder] = None, *, stop_on_failure: bool = True) -> ExecutionScore:
+    """Apply ``plan`` with the executor, recording a ``step`` event per action (changed
+    facts or the failure reason), then evaluate the task's gold goal on the final state."""
+    from groundplan.pddl.goal import parse_goal
+    from groundplan.pddl.state import evaluate_goal
+    from groundplan.sim.executor import Executor
+
+    ex = Executor(planning_task.domain, planning_task.problem)
+    executed, failed_step, failure = 0, None, None
+    for i, step in enumerate(plan):
+        r = ex.apply(step)
+        if recorder is not None:
+            if r.ok:
+                recorder.event("step", index=i, action=r.step, ok=True, added=r.added, deleted=r.deleted, cost=r.cost)
+            else:
+                recorder.event("step", index=i, action=r.step, ok=False, reason=r.reason)
+        if r.ok:
+            executed += 1
+        elif failed_step is None:
+            failed_step, failure = r.step, r.reason
+            if stop_on_failure:
+                break
+    success = gcr = None
+    if task.goal:
+        rep = evaluate_goal(parse_goal(task.goal), planning_task.domain, planning_task.problem, ex.facts)
+        success, gcr = rep.success, rep.gcr
+        if recorder is not None:
+            recorder.event("check", against="gold goal", success=rep.success, gcr=rep.gcr,
+                           unsatisfied=rep.unsatisfied)
+    return ExecutionScore(executed, len(plan), ex.cost, failed_step, failure, success, gcr, ex.facts)
+
+
+def canonical_hash(obj: Any, n: int = 12) -> str:
+    return hashlib.sha256(json.dumps(_jsonable(obj), sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:n]
+
+
+def new_meter() -> UsageMeter:
+    return UsageMeter()
+
+
+__all__ = [
+    "EpisodeStatus", "RETRYABLE", "EVENT_TYPES", "EMPTY_USAGE", "TraceRecorder", "RunContext", "Episode",
+    "failed_episode", "Method", "register_method", "get_method", "method_class", "available_methods",
+    "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter",
+]
