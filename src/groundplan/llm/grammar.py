@@ -33,6 +33,9 @@ class GoalGrammarOptions:
     allow_hidden: bool = False
     #: use only these predicates (None: every declared one)
     predicates: Optional[tuple[str, ...]] = None
+    #: wrap the goal as ``(:goal ...)``, the form AutoGPT+P's prompt example shows (small
+    #: models follow the example's form more readily); parse_goal unwraps it
+    wrap_goal: bool = True
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,9 @@ def goal_grammar(domain: Domain, problem: Problem, options: GoalGrammarOptions =
         child = lengths[-1]
         lengths.append(max(child, len("(and ") + options.max_args * child + (options.max_args - 1) + 1))
     top = f"formula-{options.max_depth}" if options.max_depth > 0 else "literal"
-    head = [f"root ::= {top}"]
+    head = [f'root ::= "(:goal " {top} ")"' if options.wrap_goal else f"root ::= {top}"]
+    if options.wrap_goal:
+        lengths.append(lengths[-1] + len("(:goal )"))
     head.append('literal ::= atom | "(not " atom ")"' if options.allow_not else "literal ::= atom")
     head.append("atom ::= " + " | ".join(r for r, _ in atom_rules))
     body = [f"{r} ::= {b}" for r, b in atom_rules]

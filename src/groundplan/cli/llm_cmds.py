@@ -1,0 +1,216 @@
+"""`groundplan llm ...` and `groundplan goal`: talk to the configured LLM from the shell.
+
+Errors print one line and exit with code 2, no traceback. The API key is only ever read
+from an environment variable (``--api-key-env`` names it); it is never an option."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from groundplan.errors import GroundplanError
+
+llm_app = typer.Typer(no_args_is_help=True, add_completion=False,
+                      help="Talk to a language model (embedded SmolLM2 by default, any OpenAI-compatible endpoint).")
+_out = Console()
+_err = Console(stderr=True)
+
+# ----------------------------------------------------------------------------- shared options
+
+BackendOpt = typer.Option("embedded", "--backend", help="embedded | openai | replay | scripted")
+ModelOpt = typer.Option(None, "--model", help="model name (openai) or GGUF path (embedded; default: bundled SmolLM2)")
+BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
+NoCacheOpt = typer.Option(False, "--no-cache", help="bypass the disk cache")
+CacheDirOpt = typer.Option(None, "--cache-dir", help="cache directory (default $GROUNDPLAN_CACHE or ~/.cache/groundplan/llm)")
+RecordOpt = typer.Option(None, "--record", help="append every exchange to this JSONL transcript")
+ReplayOpt = typer.Option(None, "--replay", help="transcript(s) to answer from (with --backend replay)")
+KeyEnvOpt = typer.Option(None, "--api-key-env", help="environment variable holding the API key "
+                                                     "(default GROUNDPLAN_API_KEY, then OPENAI_API_KEY)")
+TimeoutOpt = typer.Option(120.0, "--timeout", help="read timeout per attempt, seconds")
+TotalTimeoutOpt = typer.Option(300.0, "--total-timeout", help="bound on one call including retries, seconds")
+RetriesOpt = typer.Option(4, "--retries", help="retries on 429, 5xx and connection errors")
+StyleOpt = typer.Option("auto", "--constraint-style", help="how grammars are sent: auto | llama.cpp | vllm | openai")
+ThreadsOpt = typer.Option(None, "--threads", help="embedded: CPU threads")
+
+
+@dataclass(frozen=True)
+class _LLMOptions:
+    backend: str
+    model: Optional[str]
+    base_url: Optional[str]
+    no_cache: bool
+    cache_dir: Optional[Path]
+    record: Optional[Path]
+    replay: tuple[Path, ...]
+    api_key_env: Optional[str]
+    timeout: float
+    total_timeout: float
+    retries: int
+    constraint_style: str
+    threads: Optional[int]
+
+    def config(self):
+        from groundplan.llm import LLMConfig
+        from groundplan.llm.config import DEFAULT_KEY_ENV
+
+        return LLMConfig(backend=self.backend, model=self.model, base_url=self.base_url,
+                         api_key_env=(self.api_key_env,) if self.api_key_env else DEFAULT_KEY_ENV,
+                         constraint_style=self.constraint_style, read_timeout=self.timeout,
+                         total_timeout=self.total_timeout, max_retries=self.retries, n_threads=self.threads,
+                         cache=not self.no_cache, cache_dir=self.cache_dir, record=self.record, replay=self.replay)
+
+
+def _fail(msg: str, code: int = 2) -> None:
+    _err.print(f"[red]error:[/red] {msg}", highlight=False, soft_wrap=True, markup=True)
+    raise typer.Exit(code)
+
+
+def _usage_line(usage) -> str:
+    return (f"{usage.backend} {usage.model}: {usage.prompt_tokens} prompt + {usage.completion_tokens} completion "
+            f"tokens, {usage.latency_s:.2f} s ({usage.source})")
+
+
+# ----------------------------------------------------------------------------- groundplan llm ask
+
+@llm_app.command("ask")
+def ask(text: str = typer.Argument(..., help="the message to send"),
+        system: Optional[str] = typer.Option(None, "--system", help="a system message"),
+        max_tokens: int = typer.Option(256, "--max-tokens"),
+        temperature: float = typer.Option(0.0, "--temperature"),
+        seed: int = typer.Option(0, "--seed"),
+        json_schema: Optional[Path] = typer.Option(None, "--json-schema", help="constrain the answer to this JSON schema"),
+        grammar: Optional[Path] = typer.Option(None, "--grammar", help="constrain the answer to this GBNF grammar"),
+        show_usage: bool = typer.Option(False, "--usage", help="print tokens and latency to stderr"),
+        backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
+        no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt, record: Optional[Path] = RecordOpt,
+        replay: Optional[List[Path]] = ReplayOpt, api_key_env: Optional[str] = KeyEnvOpt,
+        timeout: float = TimeoutOpt, total_timeout: float = TotalTimeoutOpt, retries: int = RetriesOpt,
+        constraint_style: str = StyleOpt, threads: Optional[int] = ThreadsOpt):
+    """Send TEXT to the model and print its answer."""
+    opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, record, tuple(replay or ()), api_key_env,
+                       timeout, total_timeout, retries, constraint_style, threads)
+    try:
+        from groundplan.llm import Message, build_llm
+
+        messages = ([Message("system", system)] if system else []) + [Message("user", text)]
+        with build_llm(opts.config()) as llm:
+            if json_schema is not None or grammar is not None:
+                if json_schema is not None and grammar is not None:
+                    _fail("give --json-schema or --grammar, not both")
+                if json_schema is not None:
+                    schema = _read_json(json_schema)
+                    c = llm.constrained(messages, json_schema=schema, max_tokens=max_tokens, temperature=temperature,
+                                        seed=seed)
+                else:
+                    c = llm.constrained(messages, grammar=_read_text(grammar), max_tokens=max_tokens,
+                                        temperature=temperature, seed=seed)
+            else:
+                c = llm.chat(messages, max_tokens=max_tokens, temperature=temperature, seed=seed)
+    except GroundplanError as exc:
+        _fail(str(exc))
+        return
+    sys.stdout.write(c.text + ("\n" if not c.text.endswith("\n") else ""))
+    if show_usage:
+        _err.print(_usage_line(c.usage), highlight=False)
+
+
+@llm_app.command("info")
+def info(backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
+         no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt,
+         api_key_env: Optional[str] = KeyEnvOpt, timeout: float = TimeoutOpt,
+         total_timeout: float = TotalTimeoutOpt, retries: int = RetriesOpt, constraint_style: str = StyleOpt):
+    """Print the backend, model and cache directory that would be used (and, for an
+    endpoint, the models it serves)."""
+    opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, None, (), api_key_env, timeout, total_timeout,
+                       retries, constraint_style, None)
+    try:
+        from groundplan.llm import OpenAICompatLLM, build_llm, default_cache_dir
+
+        cfg = opts.config()
+        with build_llm(cfg) as llm:
+            _out.print(f"backend: {llm.backend_name}", highlight=False)
+            _out.print(f"model: {llm.model}", highlight=False)
+            _out.print(f"cache: {'off' if not cfg.cache else (cfg.cache_dir or default_cache_dir())}", highlight=False)
+            inner = llm
+            while hasattr(inner, "inner"):
+                inner = inner.inner
+            if isinstance(inner, OpenAICompatLLM):
+                _out.print(f"endpoint models: {', '.join(inner.list_models()) or '(none)'}", highlight=False)
+    except GroundplanError as exc:
+        _fail(str(exc))
+
+
+# ----------------------------------------------------------------------------- groundplan goal
+
+def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),
+                 instruction: str = typer.Option(..., "--instruction", help="what the user asks"),
+                 constrained: bool = typer.Option(False, "--constrained",
+                                                  help="decode under the goal grammar of the domain and scene"),
+                 skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
+                 oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map"),
+                 lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects"),
+                 show_prompt: bool = typer.Option(False, "--show-prompt", help="print the prompt to stderr"),
+                 show_answer: bool = typer.Option(False, "--show-answer", help="print the raw answer to stderr"),
+                 as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+                 show_usage: bool = typer.Option(False, "--usage", help="print tokens and latency to stderr"),
+                 backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
+                 no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt,
+                 record: Optional[Path] = RecordOpt, replay: Optional[List[Path]] = ReplayOpt,
+                 api_key_env: Optional[str] = KeyEnvOpt, timeout: float = TimeoutOpt,
+                 total_timeout: float = TotalTimeoutOpt, retries: int = RetriesOpt,
+                 constraint_style: str = StyleOpt, threads: Optional[int] = ThreadsOpt):
+    """Print the PDDL goal the LLM proposes for INSTRUCTION in SCENE (AutoGPT+P's goal prompt)."""
+    opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, record, tuple(replay or ()), api_key_env,
+                       timeout, total_timeout, retries, constraint_style, threads)
+    try:
+        from groundplan.llm import build_llm, propose_goal
+        from groundplan.prompts.autogpt_p import goal_prompt
+        from groundplan.sim.pipeline import build
+
+        task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient)
+        prompt = goal_prompt(task.domain, task.problem, instruction)
+        if show_prompt:
+            _err.print(prompt, highlight=False, markup=False)
+        with build_llm(opts.config()) as llm:
+            prop = propose_goal(llm, prompt, task.domain, task.problem, constrained=constrained)
+    except GroundplanError as exc:
+        _fail(str(exc))
+        return
+    if show_answer:
+        _err.print(prop.completion.text, highlight=False, markup=False)
+    if show_usage:
+        _err.print(_usage_line(prop.completion.usage), highlight=False)
+    if as_json:
+        sys.stdout.write(json.dumps({"goal": prop.goal.pddl() if prop.goal is not None else None,
+                                     "answer": prop.completion.text, "error": prop.error,
+                                     "feedback": prop.feedback, "usage": prop.completion.usage.to_dict()}) + "\n")
+        raise typer.Exit(0 if prop.ok else 1)
+    if not prop.ok:
+        _err.print(f"no valid goal: {prop.error}", highlight=False, markup=False)
+        raise typer.Exit(1)
+    _out.print(prop.goal.pddl(), highlight=False, markup=False)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{path}: {exc.strerror or exc}")
+        raise
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        _fail(f"{path}:{exc.lineno}: not JSON ({exc.msg})")
+        raise
+
+
+__all__ = ["llm_app", "goal_command"]
