@@ -194,7 +194,7 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
     if not prop.ok:
         _err.print(f"no valid goal: {prop.error}", highlight=False, markup=False)
         raise typer.Exit(1)
-    _out.print(prop.goal.pddl(), highlight=False, markup=False)
+    sys.stdout.write(prop.goal.pddl() + "\n")  # never wrapped: a goal is one line
 
 
 def _read_text(path: Path) -> str:

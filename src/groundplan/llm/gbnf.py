@@ -325,3 +325,38 @@ class _Matcher:
                 visited |= nxt
             cur = nxt
         return frozenset(result)
+
+
+def sample(grammar: Grammar, rng, rule: str = "root", *, max_repeat: int = 3, max_depth: int = 200) -> str:
+    """A random sentence of the grammar (unbounded repetitions drawn up to ``max_repeat``
+    extra times). For tests: a "model" that only ever says grammatical things."""
+    out: list[str] = []
+
+    def gen(n: Node, depth: int) -> None:
+        if depth > max_depth:
+            raise GrammarSyntaxError("grammar recursion too deep to sample")
+        if isinstance(n, Lit):
+            out.append(n.text)
+        elif isinstance(n, Cls):
+            if n.negated:
+                ch = next(c for c in "abcdefghijklmnopqrstuvwxyz0123456789 " if n.accepts(c))
+            else:
+                lo, hi = rng.choice(n.ranges)
+                ch = chr(rng.randint(ord(lo), ord(hi)))
+            out.append(ch)
+        elif isinstance(n, Any_):
+            out.append("x")
+        elif isinstance(n, Ref):
+            gen(grammar.rules[n.name], depth + 1)
+        elif isinstance(n, Seq):
+            for it in n.items:
+                gen(it, depth + 1)
+        elif isinstance(n, Alt):
+            gen(rng.choice(n.options), depth + 1)
+        else:
+            hi = n.max if n.max is not None else n.min + max_repeat
+            for _ in range(rng.randint(n.min, hi)):
+                gen(n.item, depth + 1)
+
+    gen(grammar.rules[rule], 0)
+    return "".join(out)
