@@ -162,6 +162,7 @@ def test_chat_request_shape_and_usage():
         body = srv.requests[0]["body"]
         assert body["model"] == "fake-model" and body["max_tokens"] == 7 and body["stop"] == ["\n"]
         assert body["seed"] == 3 and body["messages"][0] == {"role": "system", "content": "be brief"}
+        assert body["repeat_penalty"] == 1.0  # llama.cpp servers: OpenAI semantics, no penalty
         assert srv.requests[0]["auth"] is None  # no key in the environment: none sent
         assert c.usage.prompt_tokens == 11 and c.usage.backend == "openai" and c.usage.model == "fake-model"
         assert meter.summary().model_calls == 1 and llm.model_calls == 1

@@ -42,9 +42,12 @@ RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 # ----------------------------------------------------------------------------- constraint styles
 
 class ConstraintStyle(ABC):
-    """How one family of servers takes a grammar or a JSON schema in the request body."""
+    """How one family of servers takes a grammar or a JSON schema in the request body, and
+    the server-specific sampling fields that give plain OpenAI semantics."""
 
     name: str = ""
+    #: added to every chat request
+    defaults: Mapping[str, Any] = MappingProxyType({})
 
     @abstractmethod
     def apply(self, body: dict[str, Any], constraint: Constraint) -> None:
@@ -55,6 +58,9 @@ class LlamaCppStyle(ConstraintStyle):
     """llama.cpp server and llama-cpp-python's server."""
 
     name = "llama.cpp"
+    # llama-cpp-python's server applies repeat_penalty 1.1 unless told otherwise; OpenAI
+    # semantics (and the embedded backend) have no penalty
+    defaults = MappingProxyType({"repeat_penalty": 1.0})
 
     def apply(self, body: dict[str, Any], constraint: Constraint) -> None:
         if constraint.kind == "gbnf":
@@ -212,6 +218,7 @@ class OpenAICompatLLM(Backend):
             body["stop"] = list(p.stop)
         if p.seed is not None:
             body["seed"] = p.seed
+        body.update(self.style.defaults)
         if request.constraint is not None:
             self.style.apply(body, request.constraint)
         t0 = time.perf_counter()

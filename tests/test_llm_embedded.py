@@ -1,0 +1,230 @@
+"""The real embedded model (SmolLM2-135M via llama.cpp) and a real llama.cpp OpenAI-compatible
+server started on 127.0.0.1 with the same GGUF file. Offline; marked ``embedded``.
+
+    .venv/bin/python -m pytest tests/test_llm_embedded.py -q -m embedded
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from groundplan.llm import (
+    EmbeddedLLM, LLMConfig, OpenAICompatLLM, RetryPolicy, UsageMeter, build_llm, propose_goal,
+)
+from groundplan.llm.server import LocalLlamaServer, server_available
+
+pytestmark = pytest.mark.embedded
+
+SAYCAN = Path("/work/shared/data/autogpt-p/autogpt_p/data/evaluation/saycan")
+
+
+@pytest.fixture(scope="module")
+def model():
+    try:
+        m = EmbeddedLLM()
+    except Exception as exc:  # noqa: BLE001 - model not installed
+        pytest.skip(f"embedded model unavailable: {exc}")
+    yield m
+    m.close()
+
+
+@pytest.fixture(scope="module")
+def cases():
+    if not SAYCAN.exists():
+        pytest.skip("shared AutoGPT+P data not present")
+    from groundplan.bench.datasets.autogptp import saycan_tasks
+    from groundplan.prompts.autogpt_p import goal_prompt
+    from groundplan.sim.pipeline import build
+
+    # AutoGPT+P's full goal prompt, three instructions in one scene (llama.cpp reuses the
+    # scene's KV prefix after the first)
+    tasks = [t for t in saycan_tasks() if t.subset == "saycan_a_nl_primitive"][:3]
+    pt = build(tasks[0].scene_file, oam_file=tasks[0].oam_file, strict=False)
+    return [(pt, goal_prompt(pt.domain, pt.problem, t.instruction)) for t in tasks]
+
+
+@pytest.fixture(scope="module")
+def short_cases(cases):
+    """The same scene and grammar with a one-line prompt: fast runs for the server tests."""
+    pt = cases[0][0]
+    things = ["coke", "apple", "sponge", "pepsi", "water bottle"]
+    return [(pt, f"Write the PDDL goal for: bring me the {x}.") for x in things]
+
+
+def warm(llm):
+    """Put llama.cpp's KV cache in a known state. Results are bit-reproducible only for the
+    same history of evaluated tokens (batch boundaries change floating-point rounding), so
+    runs that are compared start from this same state."""
+    llm.chat("Hello.", max_tokens=1)
+
+
+def run_goals(llm, cases, meter=None):
+    goals = []
+    for pt, prompt in cases:
+        p = propose_goal(llm, prompt, pt.domain, pt.problem, constrained=True, usage=meter)
+        assert p.ok, (p.error, p.completion.text)
+        goals.append(p.goal.pddl())
+    return goals
+
+
+def test_chat_and_usage(model):
+    meter = UsageMeter()
+    c = model.chat("What is the capital of France? Answer with one word.", max_tokens=8, usage=meter)
+    assert "paris" in c.text.lower()
+    assert c.usage.prompt_tokens > 10 and 0 < c.usage.completion_tokens <= 8 and c.usage.source == "model"
+    assert meter.summary().model_calls == 1 and model.model == "SmolLM2-135M-Instruct.Q4_1"
+
+
+def test_scoring_ranks_the_likely_continuation(model):
+    res = model.score("The capital of France is", [" Paris", " London", " a banana"])
+    assert res.best() == " Paris"
+    assert res.logprobs[0] > res.logprobs[1] > res.logprobs[2] and res.token_counts[0] == 1
+    assert model.score("The capital of France is", [" Paris", " London", " a banana"]).logprobs == res.logprobs
+
+
+def test_json_schema_constrained(model):
+    schema = {"type": "object", "properties": {"steps": {"type": "array", "items": {"enum": ["grasp", "place", "move"]},
+                                                         "maxItems": 3}},
+              "required": ["steps"]}
+    c = model.constrained("List robot steps to move a cup as JSON.", json_schema=schema, max_tokens=60)
+    assert set(c.json()["steps"]) <= {"grasp", "place", "move"}
+
+
+def test_constrained_goals_parse_and_check(model, cases):
+    meter = UsageMeter()
+    goals = run_goals(model, cases, meter)
+    assert len(goals) == len(cases)
+    assert all(u.completion_tokens > 0 for u in meter.records)
+
+
+def test_record_replay_and_cache_with_the_real_model(model, cases, tmp_path, monkeypatch):
+    transcript = tmp_path / "run.jsonl"
+    rec = build_llm(LLMConfig(cache_dir=tmp_path / "cache", record=transcript), backend=model)
+    calls0 = model.model_calls
+    recorded = run_goals(rec, cases[:3])
+    assert model.model_calls - calls0 == 3
+    # cached repeat: zero model calls
+    assert run_goals(build_llm(LLMConfig(cache_dir=tmp_path / "cache"), backend=model), cases[:3]) == recorded
+    assert model.model_calls - calls0 == 3
+    # replay with the model and the network unavailable
+    monkeypatch.setattr(EmbeddedLLM, "load", lambda self: (_ for _ in ()).throw(AssertionError("model loaded")))
+    monkeypatch.setattr(socket, "socket", lambda *a, **k: (_ for _ in ()).throw(OSError("no network")))
+    rep = build_llm(LLMConfig(backend="replay", replay=(transcript,)))
+    meter = UsageMeter()
+    assert run_goals(rep, cases[:3], meter) == recorded
+    assert rep.model_calls == 0 and meter.summary().model_calls == 0 and meter.summary().replayed_calls == 3
+
+
+# ----------------------------------------------------------------------------- real llama.cpp server
+
+@pytest.fixture(scope="module")
+def server():
+    if not server_available():
+        pytest.skip("llama-cpp-python[server] not installed")
+    # logits_all off, as in the embedded backend: the output layer then runs the same kernels
+    with LocalLlamaServer(logits_all=False) as srv:
+        yield srv
+
+
+def _openai(url: str, **kw) -> OpenAICompatLLM:
+    return OpenAICompatLLM(url, "smollm2", environ={}, retry=RetryPolicy(
+        connect_timeout=2.0, read_timeout=kw.pop("read_timeout", 60.0), total_timeout=120.0,
+        max_retries=kw.pop("max_retries", 4), backoff_base=0.01, backoff_max=0.05), **kw)
+
+
+def test_openai_backend_against_real_llama_cpp_server(server, model, short_cases):
+    llm = _openai(server.base_url)
+    assert "smollm2" in llm.list_models()
+    warm(llm)
+    goals = run_goals(llm, short_cases)
+    assert len(goals) == len(short_cases) and llm.model_calls == len(short_cases) + 1
+    # same GGUF, same grammar, greedy decoding, same KV history: the same goals as embedded
+    warm(model)
+    assert goals == run_goals(model, short_cases)
+
+
+class FaultyProxy:
+    """Forwards to the real server; 30 % of requests get a 429, a 500, or hang (seed 12:
+    three faults in eight requests for the five goals: a 500, a 429 and a hang)."""
+
+    def __init__(self, target: str, seed: int = 12):
+        rng = random.Random(seed)
+        self.injected: list[str] = []
+        self.forwarded = 0
+        self.release = threading.Event()
+        proxy = self
+        lock = threading.Lock()
+
+        class H(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with lock:
+                    r = rng.random()
+                    fault = "429" if r < 0.1 else "500" if r < 0.2 else "hang" if r < 0.3 else None
+                    if fault:
+                        proxy.injected.append(fault)
+                if fault == "hang":
+                    proxy.release.wait(5)
+                    return
+                if fault:
+                    code, data = int(fault), b'{"error": {"message": "injected"}}'
+                else:
+                    resp = httpx.post(target + self.path[len("/v1"):], content=body,
+                                      headers={"Content-Type": "application/json"}, timeout=120)
+                    code, data = resp.status_code, resp.content
+                    with lock:
+                        proxy.forwarded += 1
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_fault_injection_in_front_of_the_real_server(server, short_cases):
+    direct_llm = _openai(server.base_url)
+    warm(direct_llm)
+    direct = run_goals(direct_llm, short_cases)
+    proxy = FaultyProxy(server.base_url)
+    try:
+        warm(direct_llm)  # not through the proxy: its fault sequence is for the goal run
+        llm = _openai(proxy.url, read_timeout=1.5, max_retries=8)
+        assert run_goals(llm, short_cases) == direct
+        assert proxy.forwarded == len(short_cases) and {"429", "500", "hang"} <= set(proxy.injected)
+    finally:
+        proxy.close()
+    print(f"injected faults: {proxy.injected}")  # noqa: T201
+
+
+def test_cli_ask_with_embedded_model(tmp_path):
+    from typer.testing import CliRunner
+
+    from groundplan.cli.main import app
+
+    r = CliRunner().invoke(app, ["llm", "ask", "Say hello.", "--max-tokens", "5", "--cache-dir", str(tmp_path),
+                                 "--usage"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.strip() and "embedded SmolLM2-135M-Instruct.Q4_1" in r.stderr
