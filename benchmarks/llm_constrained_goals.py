@@ -157,7 +157,7 @@ def main() -> int:
     ap.add_argument("--plan-timeout", type=float, default=60.0)
     ap.add_argument("--json", default=None, help="write per-row results here")
     args = ap.parse_args()
-    console = Console()
+    console = Console(width=max(120, Console().width))
     server = None
     base_url = args.base_url
     if args.serve:
@@ -173,7 +173,10 @@ def main() -> int:
         total = time.perf_counter() - t0
     mode = "free" if args.free else f"constrained (depth {args.depth}, width {args.width})"
     summary = report(rows, console, f"AutoGPT+P SayCan goals, {mode}, backend {args.backend}")
-    console.print(f"total wall time {total:.1f} s", highlight=False)
+    import os
+
+    console.print(f"total wall time {total:.1f} s; load average at the end {os.getloadavg()[0]:.2f} on "
+                  f"{os.cpu_count()} cores", highlight=False)
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": summary, "rows": rows}, indent=1))
     return 0 if summary["parsed"] == summary["rows"] or args.free else 1

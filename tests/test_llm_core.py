@@ -9,9 +9,27 @@ import pytest
 
 from groundplan.errors import GroundplanError
 from groundplan.llm import (
-    BACKENDS, CachedLLM, ChatRequest, ConstraintViolationError, DiskCache, GenerationParams, LLMConfig,
-    LLMConfigError, LLMError, LLMUnsupportedError, Message, RecordingLLM, ReplayLLM, ReplayMissError, ScriptedLLM,
-    ScriptExhaustedError, TranscriptWriter, UsageMeter, build_llm, default_cache_dir, read_transcript,
+    BACKENDS,
+    CachedLLM,
+    ChatRequest,
+    ConstraintViolationError,
+    DiskCache,
+    GenerationParams,
+    LLMConfig,
+    LLMConfigError,
+    LLMError,
+    LLMUnsupportedError,
+    Message,
+    RecordingLLM,
+    ReplayLLM,
+    ReplayMissError,
+    ScriptedLLM,
+    ScriptExhaustedError,
+    TranscriptWriter,
+    UsageMeter,
+    build_llm,
+    default_cache_dir,
+    read_transcript,
 )
 from groundplan.llm.types import Constraint, as_messages
 

@@ -16,7 +16,13 @@ import httpx
 import pytest
 
 from groundplan.llm import (
-    EmbeddedLLM, LLMConfig, OpenAICompatLLM, RetryPolicy, UsageMeter, build_llm, propose_goal,
+    EmbeddedLLM,
+    LLMConfig,
+    OpenAICompatLLM,
+    RetryPolicy,
+    UsageMeter,
+    build_llm,
+    propose_goal,
 )
 from groundplan.llm.server import LocalLlamaServer, server_available
 

@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from groundplan.errors import GoalError
-from groundplan.llm import GoalGrammarOptions, LLMConfigError, LLMError, goal_grammar, json_schema_grammar, parse_gbnf
+from groundplan.llm import (
+    GoalGrammarOptions,
+    LLMConfigError,
+    LLMError,
+    goal_grammar,
+    json_schema_grammar,
+    parse_gbnf,
+)
 from groundplan.llm.gbnf import GrammarSyntaxError, sample
 from groundplan.pddl import check_goal, parse_goal
-from groundplan.pddl.formula import And, Atom, Not, Or, depth
+from groundplan.pddl.formula import depth
 
 SAYCAN = Path("/work/shared/data/autogpt-p/autogpt_p/data/evaluation/saycan")
 OAM = Path("/work/shared/data/autogpt-p/object_affordance_mapping/data/oam/saycan_oam.json")

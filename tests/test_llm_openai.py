@@ -20,8 +20,18 @@ import pytest
 from typer.testing import CliRunner
 
 from groundplan.llm import (
-    LLMAuthError, LLMConfig, LLMConnectionError, LLMModelNotFoundError, LLMResponseError, LLMTimeoutError,
-    LLMUnsupportedError, OpenAICompatLLM, RetryPolicy, UsageMeter, build_llm, goal_grammar, parse_gbnf,
+    LLMAuthError,
+    LLMConfig,
+    LLMConnectionError,
+    LLMModelNotFoundError,
+    LLMResponseError,
+    LLMTimeoutError,
+    LLMUnsupportedError,
+    OpenAICompatLLM,
+    RetryPolicy,
+    UsageMeter,
+    build_llm,
+    parse_gbnf,
     propose_goal,
 )
 from groundplan.llm.gbnf import sample
@@ -367,8 +377,9 @@ def test_cached_goal_run_makes_no_calls(goal_cases, tmp_path):
 
 @pytest.fixture
 def cli():
-    from groundplan.cli.llm_cmds import goal_command, llm_app
     import typer
+
+    from groundplan.cli.llm_cmds import goal_command, llm_app
 
     app = typer.Typer()
     app.add_typer(llm_app, name="llm")

@@ -84,8 +84,10 @@ def ask(text: str = typer.Argument(..., help="the message to send"),
         max_tokens: int = typer.Option(256, "--max-tokens"),
         temperature: float = typer.Option(0.0, "--temperature"),
         seed: int = typer.Option(0, "--seed"),
-        json_schema: Optional[Path] = typer.Option(None, "--json-schema", help="constrain the answer to this JSON schema"),
-        grammar: Optional[Path] = typer.Option(None, "--grammar", help="constrain the answer to this GBNF grammar"),
+        json_schema: Optional[Path] = typer.Option(None, "--json-schema",  # noqa: B008
+                                                   help="constrain the answer to this JSON schema"),
+        grammar: Optional[Path] = typer.Option(None, "--grammar",  # noqa: B008
+                                               help="constrain the answer to this GBNF grammar"),
         show_usage: bool = typer.Option(False, "--usage", help="print tokens and latency to stderr"),
         backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
         no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt, record: Optional[Path] = RecordOpt,
@@ -148,7 +150,7 @@ def info(backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: O
 
 # ----------------------------------------------------------------------------- groundplan goal
 
-def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),
+def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),  # noqa: B008
                  instruction: str = typer.Option(..., "--instruction", help="what the user asks"),
                  constrained: bool = typer.Option(False, "--constrained",
                                                   help="decode under the goal grammar of the domain and scene"),

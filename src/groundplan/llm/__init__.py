@@ -13,8 +13,18 @@ from groundplan.llm.cache import CachedLLM, DiskCache
 from groundplan.llm.config import LLMConfig, default_cache_dir
 from groundplan.llm.embedded import EmbeddedLLM, bundled_model_path
 from groundplan.llm.errors import (
-    ConstraintViolationError, LLMAuthError, LLMConfigError, LLMConnectionError, LLMError, LLMModelNotFoundError,
-    LLMRateLimitError, LLMResponseError, LLMTimeoutError, LLMUnsupportedError, ReplayMissError, ScriptExhaustedError,
+    ConstraintViolationError,
+    LLMAuthError,
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMModelNotFoundError,
+    LLMRateLimitError,
+    LLMResponseError,
+    LLMTimeoutError,
+    LLMUnsupportedError,
+    ReplayMissError,
+    ScriptExhaustedError,
 )
 from groundplan.llm.factory import BACKENDS, build_llm, create_backend
 from groundplan.llm.gbnf import gbnf_matches, parse_gbnf
@@ -24,7 +34,15 @@ from groundplan.llm.openai_compat import OpenAICompatLLM, RetryPolicy
 from groundplan.llm.scripted import ScriptedLLM
 from groundplan.llm.transcript import RecordingLLM, ReplayLLM, TranscriptWriter, read_transcript
 from groundplan.llm.types import (
-    ChatRequest, Completion, Constraint, GenerationParams, Message, ScoreRequest, ScoreResult, Usage, UsageMeter,
+    ChatRequest,
+    Completion,
+    Constraint,
+    GenerationParams,
+    Message,
+    ScoreRequest,
+    ScoreResult,
+    Usage,
+    UsageMeter,
     UsageSummary,
 )
 

@@ -12,7 +12,14 @@ from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.llm.errors import ConstraintViolationError, LLMUnsupportedError
 from groundplan.llm.types import (
-    ChatRequest, Completion, Constraint, GenerationParams, MessagesLike, ScoreRequest, ScoreResult, UsageMeter,
+    ChatRequest,
+    Completion,
+    Constraint,
+    GenerationParams,
+    MessagesLike,
+    ScoreRequest,
+    ScoreResult,
+    UsageMeter,
     as_messages,
 )
 
@@ -93,7 +100,7 @@ class LLM(ABC):
 
     # ------------------------------------------------------------------ lifecycle
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a no-op hook backends override
         """Release the model / connections."""
 
     def __enter__(self) -> "LLM":

@@ -15,7 +15,13 @@ from typing import Any, Optional
 
 from groundplan.llm.base import LLM, Wrapper
 from groundplan.llm.types import (
-    ChatRequest, Completion, Request, ScoreRequest, ScoreResult, canonical_json, sha256,
+    ChatRequest,
+    Completion,
+    Request,
+    ScoreRequest,
+    ScoreResult,
+    canonical_json,
+    sha256,
 )
 
 CACHE_VERSION = "v1"

@@ -180,7 +180,7 @@ class EmbeddedLLM(Backend):
 
 def _lcp(a, b) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1

@@ -10,7 +10,7 @@ from typing import Optional
 
 from groundplan.errors import GoalError
 from groundplan.llm.base import LLM
-from groundplan.llm.grammar import GoalGrammar, GoalGrammarOptions, goal_grammar
+from groundplan.llm.grammar import DEFAULT_GOAL_GRAMMAR, GoalGrammar, GoalGrammarOptions, goal_grammar
 from groundplan.llm.types import Completion, MessagesLike, UsageMeter
 from groundplan.pddl.formula import Formula
 from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal, extract_goal_text, parse_goal
@@ -33,7 +33,7 @@ class GoalProposal:
 
 
 def propose_goal(llm: LLM, messages: MessagesLike, domain: Domain, problem: Problem, *, constrained: bool = True,
-                 grammar: GoalGrammar | None = None, grammar_options: GoalGrammarOptions = GoalGrammarOptions(),
+                 grammar: GoalGrammar | None = None, grammar_options: GoalGrammarOptions = DEFAULT_GOAL_GRAMMAR,
                  max_tokens: int | None = None, temperature: float = 0.0, seed: int | None = 0,
                  usage: UsageMeter | None = None) -> GoalProposal:
     """One LLM call for a goal. Constrained: ``max_tokens`` defaults to the grammar's bound,

@@ -38,6 +38,9 @@ class GoalGrammarOptions:
     wrap_goal: bool = True
 
 
+DEFAULT_GOAL_GRAMMAR = GoalGrammarOptions()
+
+
 @dataclass(frozen=True)
 class GoalGrammar:
     gbnf: str
@@ -89,7 +92,7 @@ class _Names:
         return cand
 
 
-def goal_grammar(domain: Domain, problem: Problem, options: GoalGrammarOptions = GoalGrammarOptions()) -> GoalGrammar:
+def goal_grammar(domain: Domain, problem: Problem, options: GoalGrammarOptions = DEFAULT_GOAL_GRAMMAR) -> GoalGrammar:
     if options.max_depth < 0 or options.max_args < 1:
         raise LLMConfigError("goal grammar: max_depth must be >= 0 and max_args >= 1")
     names = _Names()

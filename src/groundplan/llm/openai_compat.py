@@ -29,8 +29,15 @@ import httpx
 from groundplan.llm.base import Backend
 from groundplan.llm.config import DEFAULT_KEY_ENV
 from groundplan.llm.errors import (
-    LLMAuthError, LLMConfigError, LLMConnectionError, LLMError, LLMModelNotFoundError, LLMRateLimitError,
-    LLMResponseError, LLMTimeoutError, LLMUnsupportedError,
+    LLMAuthError,
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMModelNotFoundError,
+    LLMRateLimitError,
+    LLMResponseError,
+    LLMTimeoutError,
+    LLMUnsupportedError,
 )
 from groundplan.llm.types import ChatRequest, Completion, Constraint, ScoreRequest, ScoreResult, Usage
 
@@ -252,7 +259,7 @@ class OpenAICompatLLM(Backend):
                 raise LLMUnsupportedError(f"{self._where('/completions')} returns no echoed log-probabilities; "
                                           f"scoring is not available on this endpoint") from None
             total, n = 0.0, 0
-            for tok, tlp, off in zip(toks, tlps, offs):
+            for tok, tlp, off in zip(toks, tlps, offs, strict=False):
                 if off >= len(full):  # the generated token
                     break
                 if off + len(tok) > start and tlp is not None:

@@ -202,7 +202,7 @@ class ScoreResult:
         return self.continuations[max(range(len(self.logprobs)), key=self.logprobs.__getitem__)]
 
     def mean_logprobs(self) -> tuple[float, ...]:
-        return tuple(lp / max(n, 1) for lp, n in zip(self.logprobs, self.token_counts))
+        return tuple(lp / max(n, 1) for lp, n in zip(self.logprobs, self.token_counts, strict=True))
 
     def payload(self) -> dict[str, Any]:
         return {"logprobs": list(self.logprobs), "token_counts": list(self.token_counts),
