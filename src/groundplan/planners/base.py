@@ -56,11 +56,18 @@ def register(name: str) -> Callable[[Callable[..., Planner]], Callable[..., Plan
     return deco
 
 
-def get_planner(name: str = "fast-downward", **kwargs) -> Planner:
+def get_planner(name: str = "fast-downward", *, prune_above: int | None = 60, **kwargs) -> Planner:
+    """A planner by name. Problems with more than ``prune_above`` objects are planned with
+    goal-relevant objects only (widening to the full task if that fails); None disables."""
     from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401  (registration)
     if name not in _REGISTRY:
         raise ConfigError(f"unknown planner '{name}' (available: {', '.join(sorted(_REGISTRY))})")
-    return _REGISTRY[name](**kwargs)
+    planner = _REGISTRY[name](**kwargs)
+    if prune_above is None:
+        return planner
+    from groundplan.planners.pruning import PruningPlanner
+
+    return PruningPlanner(planner, prune_above)
 
 
 def available_planners() -> list[str]:
