@@ -76,3 +76,14 @@ def test_exploration_hides_contents(tmp_path):
     s = load_scene(p)
     assert "milk0" not in s.visible().object_names
     assert "milk0" in s.explore("fridge0").visible().object_names
+
+
+def test_skillset_yaml_boolean_names_are_rejected(tmp_path):
+    from groundplan.errors import SkillSetError
+    from groundplan.skills import load_skillset
+
+    f = tmp_path / "s.yaml"
+    f.write_text("name: s\ncapabilities:\n  - name: place\n    parameters: [{name: on, type: support}]\n")
+    with pytest.raises(SkillSetError) as ei:
+        load_skillset(str(f))
+    assert "boolean" in str(ei.value) and "s.yaml" in str(ei.value)

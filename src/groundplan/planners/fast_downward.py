@@ -93,7 +93,8 @@ class SASBase:
         assert lines[i] == "begin_version"
         self.header = "\n".join(lines[0:6])  # version + metric
         i = 6
-        nvars = int(lines[i]); i += 1
+        nvars = int(lines[i])
+        i += 1
         self.vars: list[_Var] = []
         for _ in range(nvars):
             assert lines[i] == "begin_variable"
@@ -101,7 +102,8 @@ class SASBase:
             vals = lines[i + 4:i + 4 + nvals]
             self.vars.append(_Var(name, layer, vals))
             i += 4 + nvals + 1
-        nmutex = int(lines[i]); j = i + 1
+        nmutex = int(lines[i])
+        j = i + 1
         for _ in range(nmutex):
             while lines[j] != "end_mutex_group":
                 j += 1
@@ -240,7 +242,6 @@ class FastDownwardPlanner:
         base = self._base(domain, problem.with_goal(None), timings)
         ev = Evaluator(domain, problem, problem.init)
         dnf = to_dnf(problem.goal, objects_of_type=ev.objects_of_type)
-        alternatives: list[list[list[tuple[int, int]]]] = []  # per conjunct: per literal: options
         try:
             return self._goal_sas(base, dnf, ev)
         except _NeedsFullTranslation:

@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from groundplan.pddl.formula import And, Atom, Literal, Not
+from groundplan.pddl.formula import And, Atom, Literal
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.writer import write_domain, write_problem
 from groundplan.planners.base import PlanResult, PlanStatus, register

@@ -10,7 +10,15 @@ from typing import Any, Mapping
 import yaml
 
 from groundplan.errors import ConfigError, GroundplanError, SkillSetError
-from groundplan.pddl.formula import Atom, Effect, Formula, TypedVar, parse_effect, parse_formula, parse_typed_list
+from groundplan.pddl.formula import (
+    Atom,
+    Effect,
+    Formula,
+    TypedVar,
+    parse_effect,
+    parse_formula,
+    parse_typed_list,
+)
 from groundplan.pddl.model import DerivedPredicate, Predicate
 from groundplan.pddl.semantics import SemanticCondition, conditions_from_data
 from groundplan.pddl.sexpr import parse_one
@@ -71,7 +79,29 @@ def _wrap(text: str) -> str:
     return t if t.startswith("(") else f"({t})"
 
 
+def _no_yaml_booleans(node: Any, file: str, path: str = "") -> None:
+    """YAML 1.1 reads unquoted on/off/yes/no as booleans; in a skill set that is a bug."""
+    if isinstance(node, bool):
+        raise SkillSetError(f"value at {path or 'top level'} is a boolean; quote names such as \"on\" "
+                            f"(YAML reads unquoted on/off/yes/no as true/false)", file=file)
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(k, bool):
+                raise SkillSetError(f"key {k!r} under {path or 'top level'} is a boolean; quote it", file=file)
+            _no_yaml_booleans(v, file, f"{path}.{k}" if path else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _no_yaml_booleans(v, file, f"{path}[{i}]")
+
+
+NAME_FIELDS = ("types", "predicates", "hidden_predicates", "derived", "capabilities", "semantic_conditions",
+               "init_implications", "functions")
+
+
 def parse_skillset(data: Mapping[str, Any], *, file: str) -> SkillSet:
+    for key in NAME_FIELDS:
+        if isinstance(data, Mapping) and key in data:
+            _no_yaml_booleans(data[key], file, key)
     try:
         preds = []
         for p in data.get("predicates", []):

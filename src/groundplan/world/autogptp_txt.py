@@ -110,7 +110,7 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
 
     # agents: robot0 always exists; every human object is an agent
     agent_names = {n for n, c in objects.items() if c in AGENT_CLASSES}
-    for _, pred, args in relations:
+    for _, _pred, args in relations:
         for n, c in args:
             if c in AGENT_CLASSES:
                 agent_names.add(n)
