@@ -239,6 +239,8 @@ class RayExecutor(Executor):
                                       "include_dashboard": False}
             if self.runtime_env:
                 kwargs["runtime_env"] = self.runtime_env
+            if self.address and self.address != "auto":
+                _probe(self.address)
             try:
                 if self.address:
                     ray.init(address=self.address, **kwargs)
@@ -274,6 +276,22 @@ class RayExecutor(Executor):
                     pass
             if started_here:
                 ray.shutdown()
+
+
+def _probe(address: str, timeout: float = 5.0) -> None:
+    """Fail fast (Ray itself retries for minutes) when nothing listens at ``host:port``."""
+    import socket
+
+    addr = address.split("://", 1)[-1]
+    host, _, port = addr.rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--address must be host:port (e.g. 127.0.0.1:6379), not '{address}'")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise ExecutorError(f"cannot connect to Ray at {address}: {exc.strerror or exc} "
+                            f"(start a head with `ray start --head --port {port}`)") from None
 
 
 def _ray_cause(exc: BaseException) -> str:

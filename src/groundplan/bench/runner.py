@@ -146,7 +146,7 @@ class RunSummary:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "x"
+    return re.sub(r"[^A-Za-z0-9._@:+-]+", "-", text).strip("-") or "x"
 
 
 def llm_identity(llm: Optional["LLMConfig"]) -> tuple[str, str]:
@@ -214,10 +214,20 @@ def prepare_run(spec: RunSpec, store: ResultStore) -> tuple[RunPlan, list[RowPro
     return RunPlan(record, ds, tuple(tasks), tuple(units), done, worker), problems
 
 
+def _dataset_version(record: RunRecord, task: Task) -> str:
+    if task.dataset == record.dataset:
+        return record.dataset_version
+    from groundplan.bench.datasets import DATASETS
+
+    spec = DATASETS.get(task.dataset)
+    return spec.version if spec is not None else record.dataset_version
+
+
 def episode_row(record: RunRecord, task: Task, ep: Episode) -> EpisodeRow:
+    """The stored row. ``dataset`` is the task's own dataset (a joined run keeps its parts apart)."""
     m = episode_metrics(ep, task).to_dict()
     u = ep.usage
-    return EpisodeRow(record.run_id, task.id, ep.seed, record.method, record.dataset, record.dataset_version,
+    return EpisodeRow(record.run_id, task.id, ep.seed, record.method, task.dataset, _dataset_version(record, task),
                       task.subset, record.backend, record.model, record.prompt_hash, ep.status, ep.success, m,
                       u.calls, u.prompt_tokens, u.completion_tokens, ep.wall_time, ep.goal, tuple(ep.plan),
                       ep.error, task.source, tuple(ep.trace))
@@ -268,8 +278,8 @@ def run_benchmark(spec: RunSpec, store: ResultStore, executor: "Executor", *,
             close = getattr(results, "close", None)
             if close is not None:
                 close()
-    rows = [r.metrics for r in store.episodes([plan.record.run_id])
-            if r.task_id in {t.id for t in plan.tasks} and r.seed in spec.seeds]
+    ids = {t.id for t in plan.tasks}
+    rows = [r.metrics for r in store.episodes([plan.record.run_id]) if r.task_id in ids and r.seed in spec.seeds]
     return RunSummary(plan.record.run_id, len(plan.tasks) * len(spec.seeds), plan.done,
                       ran + len(plan.units) - len(to_execute), tuple(invalid), time.perf_counter() - t0,
                       aggregate(rows))

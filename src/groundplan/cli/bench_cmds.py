@@ -160,6 +160,11 @@ def run_cmd(
             prog.update(bar, advance=1, ok=state["ok"])
 
     try:
+        from groundplan.bench.datasets import get_dataset
+        from groundplan.methods import method_class
+
+        get_dataset(dataset)
+        method_class(method)
         spec = RunSpec(dataset, method, _llm_config(llm, model, base_url, replay, no_cache, script), tuple(seed),
                        limit, run_id, on_bad_row, planner, timeout, {}, retry_errors, tuple(task) or None)
         ex = make_executor(executor, **opts)

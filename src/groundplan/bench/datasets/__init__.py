@@ -46,9 +46,22 @@ register(DatasetSpec("saycan-101", "say-can.github.io@v0",
 
 
 def get_dataset(name: str) -> DatasetSpec:
-    if name not in DATASETS:
-        raise ConfigError(f"unknown dataset '{name}' (available: {', '.join(sorted(DATASETS))})")
-    return DATASETS[name]
+    """A registered dataset, or several joined with ``+`` (``autogptp-saycan+autogptp-plan-tool``):
+    their tasks in order, one run; rows keep their own dataset name for reports."""
+    parts = [p.strip() for p in name.split("+")]
+    for p in parts:
+        if p not in DATASETS:
+            raise ConfigError(f"unknown dataset '{p}' (available: {', '.join(sorted(DATASETS))})")
+    if len(parts) == 1:
+        return DATASETS[parts[0]]
+    specs = [DATASETS[p] for p in parts]
+
+    def load() -> list[Task]:
+        return [t for s in specs for t in s.loader()]
+
+    return DatasetSpec("+".join(parts), "+".join(f"{s.name}@{s.version}" for s in specs),
+                       "joined: " + "; ".join(s.description for s in specs), load,
+                       has_goals=all(s.has_goals for s in specs), has_scenes=all(s.has_scenes for s in specs))
 
 
 def load_tasks(name: str) -> list[Task]:
