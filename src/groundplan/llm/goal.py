@@ -5,6 +5,7 @@ domain and problem, and a failure carries AutoGPT+P's correction feedback."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -15,6 +16,20 @@ from groundplan.llm.types import Completion, MessagesLike, UsageMeter
 from groundplan.pddl.formula import Formula
 from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal, extract_goal_text, parse_goal
 from groundplan.pddl.model import Domain, Problem
+
+_WRAPPED = re.compile(r"^\(\s*(?::goal|goal:)\s*(?=[a-z(])(.*)\)\s*$", re.DOTALL | re.IGNORECASE)
+
+
+def _parse(text: str) -> Formula:
+    """parse_goal, also accepting the form AutoGPT+P's own prompt example shows,
+    ``(:goal and(inhand banana human))`` (and the logs' ``(goal: and(...))``)."""
+    try:
+        return parse_goal(text)
+    except GoalError:
+        m = _WRAPPED.match(text.strip())
+        if m is None:
+            raise
+        return parse_goal(m.group(1))
 
 
 @dataclass(frozen=True)
@@ -49,7 +64,7 @@ def propose_goal(llm: LLM, messages: MessagesLike, domain: Domain, problem: Prob
     if not text:
         return GoalProposal(c.text, None, None, "the answer contains no goal", FORMAT_FEEDBACK, c, constrained)
     try:
-        goal = parse_goal(text)
+        goal = _parse(text)
         check_goal(goal, domain, problem, allow_hidden=False)
     except GoalError as exc:
         return GoalProposal(c.text, text, None, str(exc), exc.feedback, c, constrained)
