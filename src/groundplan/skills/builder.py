@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from groundplan.errors import SceneError
 from groundplan.knowledge.affordances import affordance_names
 from groundplan.knowledge.oam import OAM
-from groundplan.pddl.formula import And, Atom, TypedVar, substitute
+from groundplan.pddl.formula import And, Atom, Increase, TypedVar, substitute
 from groundplan.pddl.model import Action, Domain, Problem, TypeHierarchy
 from groundplan.skills.skillset import SkillSet
 from groundplan.world.scene import Scene
@@ -35,7 +35,7 @@ def _agent_caps(skillset: SkillSet, kind: str, explicit: tuple[str, ...] | None)
         return explicit
     prof = skillset.agents.get(kind)
     if prof is None or prof.capabilities is None:
-        return tuple(c.name for c in skillset.capabilities)
+        return tuple(c.name for c in skillset.capabilities if c.actor)
     return prof.capabilities
 
 
@@ -51,7 +51,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
         parents.setdefault(a, set()).add("object")
 
     # capability and agent types (eq. 10)
-    cap_names = [c.name for c in skillset.capabilities]
+    cap_names = [c.name for c in skillset.capabilities if c.actor]
     cap_type = {c: f"{skillset.capability_type_prefix}{c}" for c in cap_names}
     for c in cap_names:
         parents.setdefault(cap_type[c], set()).add(skillset.actor_type)
@@ -100,6 +100,10 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     # actions
     actions = []
     for c in skillset.capabilities:
+        if not c.actor:  # an effect of the environment: no actor, a fixed cost
+            cost = (Increase(Atom("total-cost"), c.cost),) if c.cost and skillset.cost_effect else ()
+            actions.append(Action(c.name, c.parameters, c.precondition, (*c.effects, *cost)))
+            continue
         params = (*c.parameters, TypedVar("?actor", cap_type[c.name]))
         actions.append(Action(c.name, params, c.precondition, (*c.effects, *skillset.cost_effect)))
     domain = Domain(skillset.domain_name, th, skillset.predicates, tuple(actions), skillset.derived,

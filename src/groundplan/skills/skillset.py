@@ -30,6 +30,8 @@ class Capability:
     parameters: tuple[TypedVar, ...]
     precondition: Formula
     effects: tuple[Effect, ...]
+    actor: bool = True  # False: an effect of the environment (no actor; fixed ``cost``)
+    cost: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -88,12 +90,14 @@ def _no_yaml_booleans(node: Any, file: str, path: str = "") -> None:
         for k, v in node.items():
             if isinstance(k, bool):
                 raise SkillSetError(f"key {k!r} under {path or 'top level'} is a boolean; quote it", file=file)
-            _no_yaml_booleans(v, file, f"{path}.{k}" if path else str(k))
+            if k not in BOOL_KEYS:
+                _no_yaml_booleans(v, file, f"{path}.{k}" if path else str(k))
     elif isinstance(node, list):
         for i, v in enumerate(node):
             _no_yaml_booleans(v, file, f"{path}[{i}]")
 
 
+BOOL_KEYS = frozenset({"actor"})  # keys whose values are booleans by design
 NAME_FIELDS = ("types", "predicates", "hidden_predicates", "derived", "capabilities", "semantic_conditions",
                "init_implications", "functions")
 
@@ -116,7 +120,7 @@ def parse_skillset(data: Mapping[str, Any], *, file: str) -> SkillSet:
             params = tuple(TypedVar("?" + p["name"], p["type"]) for p in c.get("parameters", []))
             pre = parse_formula(parse_one(_wrap(c.get("preconditions", "and")), file=file), file=file)
             eff = parse_effect(parse_one(_wrap(c.get("effects", "and")), file=file), file=file)
-            caps.append(Capability(c["name"], params, pre, eff))
+            caps.append(Capability(c["name"], params, pre, eff, bool(c.get("actor", True)), float(c.get("cost", 0))))
         agents = {}
         for kind, a in (data.get("agents") or {}).items():
             capset = a.get("capabilities", "all")
