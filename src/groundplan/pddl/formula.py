@@ -174,7 +174,7 @@ def parse_formula(expr, *, file: str | None = None) -> Formula:
         return TRUE
     head = expr[0]
     if isinstance(head, list):
-        raise PDDLSyntaxError(f"expected a predicate or connective, found '('", file=file)
+        raise PDDLSyntaxError("expected a predicate or connective, found '('", file=file)
     if head == "and":
         return And(tuple(parse_formula(e, file=file) for e in expr[1:]))
     if head == "or":

@@ -10,7 +10,19 @@ from typing import Callable, Optional
 
 from groundplan.errors import GoalError, GoalErrorKind, PDDLSyntaxError
 from groundplan.pddl.formula import (
-    And, Atom, Exists, Forall, Formula, Imply, Literal, Not, Or, TypedVar, depth, parse_formula, size,
+    And,
+    Atom,
+    Exists,
+    Forall,
+    Formula,
+    Imply,
+    Literal,
+    Not,
+    Or,
+    TypedVar,
+    depth,
+    parse_formula,
+    size,
 )
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.sexpr import parse_sexprs

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from groundplan.errors import PDDLSyntaxError
 from groundplan.pddl.formula import (
-    TRUE, Atom, TypedVar, parse_effect, parse_formula, parse_typed_list,
+    TRUE,
+    Atom,
+    TypedVar,
+    parse_effect,
+    parse_formula,
+    parse_typed_list,
 )
 from groundplan.pddl.model import Action, DerivedPredicate, Domain, Predicate, Problem, TypeHierarchy
 from groundplan.pddl.sexpr import parse_sexprs

@@ -6,11 +6,23 @@ Wake et al. and COWP consume."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from groundplan.pddl.formula import (
-    And, Atom, Exists, Forall, ForallEffect, Formula, Imply, Increase, Literal, Not, Or, When, substitute,
+    And,
+    Atom,
+    Exists,
+    Forall,
+    ForallEffect,
+    Formula,
+    Imply,
+    Increase,
+    Literal,
+    Not,
+    Or,
+    When,
+    substitute,
 )
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.state import Evaluator, GoalReport, evaluate_goal
