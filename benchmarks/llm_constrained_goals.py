@@ -126,10 +126,11 @@ def report(rows: list[dict], console: Console, title: str) -> dict:
                "success": sum(1 for r in rows if r.get("success")),
                "median_latency_s": statistics.median(lats) if lats else None, "p95_latency_s": p95(lats),
                "mean_latency_s": statistics.mean(lats) if lats else None}
+    lat = (f"model latency per goal: median {summary['median_latency_s']:.3f} s, p95 {summary['p95_latency_s']:.3f} s, "
+           f"mean {summary['mean_latency_s']:.3f} s") if lats else "no latency measured"
     console.print(f"parse + check: {summary['parsed']}/{summary['rows']} = {pct(summary['parsed'], summary['rows'])}; "
-                  f"success: {summary['success']}/{summary['rows']} = {pct(summary['success'], summary['rows'])}; "
-                  f"model latency per goal: median {summary['median_latency_s']:.3f} s, "
-                  f"p95 {summary['p95_latency_s']:.3f} s, mean {summary['mean_latency_s']:.3f} s", highlight=False)
+                  f"success: {summary['success']}/{summary['rows']} = {pct(summary['success'], summary['rows'])}; {lat}",
+                  highlight=False)
     errors = [r for r in rows if not r.get("parsed")]
     for r in errors[:10]:
         console.print(f"  not parsed: {r['id']}: {r.get('error')}", highlight=False)

@@ -444,3 +444,12 @@ def test_entry_point_error_is_one_line(tmp_path):
     assert proc.returncode == 2
     err = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(err) == 1 and "cannot reach" in err[0] and "Traceback" not in proc.stderr
+
+
+def test_endpoint_ignoring_the_grammar_is_caught():
+    # e.g. Ollama's OpenAI endpoint silently drops the llama.cpp 'grammar' field
+    with FakeOpenAI(answer=lambda b: "Sure! The goal is (inhand coke0 human0).") as srv:
+        from groundplan.llm import ConstraintViolationError
+
+        with pytest.raises(ConstraintViolationError, match="does not match the grammar"):
+            backend(srv.url, environ={}).constrained("q", grammar='root ::= "(" [a-z0-9 ]+ ")"')

@@ -61,8 +61,9 @@ class LLM(ABC):
                     temperature: float = 0.0, stop: Sequence[str] = (), seed: Optional[int] = 0,
                     top_p: float = 1.0, validate: bool = True, usage: UsageMeter | None = None) -> Completion:
         """Completion whose text matches a GBNF ``grammar`` or a ``json_schema`` (exactly one).
-        With ``validate`` a JSON answer is parsed and checked against the schema
-        (ConstraintViolationError if it does not fit, e.g. cut off by ``max_tokens``)."""
+        With ``validate`` the answer is checked: matched against the grammar, or parsed and
+        checked against the schema (ConstraintViolationError if it does not fit: cut off by
+        ``max_tokens``, or an endpoint that ignored the constraint)."""
         if (grammar is None) == (json_schema is None):
             raise ValueError("give exactly one of grammar= or json_schema=")
         constraint = Constraint.gbnf(grammar) if grammar is not None else Constraint.json_schema(json_schema)  # type: ignore[arg-type]
@@ -71,7 +72,23 @@ class LLM(ABC):
         result = self.complete(req, usage=usage)
         if validate and constraint.kind == "json_schema":
             validate_json(result.text, constraint.schema)
+        elif validate:
+            self._check_grammar(constraint.text, result)
         return result
+
+    def _check_grammar(self, grammar: str, result: Completion) -> None:
+        from groundplan.llm.gbnf import parse_gbnf
+
+        cache = self.__dict__.setdefault("_parsed_grammars", {})
+        g = cache.get(grammar)
+        if g is None:
+            if len(cache) > 32:
+                cache.clear()
+            g = cache[grammar] = parse_gbnf(grammar)
+        if not g.matches(result.text):
+            why = ("cut off by max_tokens" if result.finish_reason == "length"
+                   else "does the endpoint ignore the grammar? see constraint_style")
+            raise ConstraintViolationError(f"answer {result.text[:60]!r} does not match the grammar ({why})")
 
     def score(self, prompt: str, continuations: Sequence[str], *, usage: UsageMeter | None = None) -> ScoreResult:
         """Summed log-probability of each continuation right after ``prompt`` (raw text)."""
