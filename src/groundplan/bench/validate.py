@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 from groundplan.bench.task import Task
-from groundplan.errors import GroundplanError
+from groundplan.errors import GroundplanError, SceneError
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def deep_check(task: Task) -> Optional[str]:
 
     try:
         pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
-    except GroundplanError as exc:
+    except SceneError as exc:  # the row's scene is bad; a broken skill set or OAM is not the row's fault
         return f"scene: {exc}"
     if task.goal:
         try:
