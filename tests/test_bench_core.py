@@ -183,3 +183,51 @@ def test_store_rejects_a_non_database(tmp_path):
     p.write_text("not a database at all" * 100)
     with pytest.raises(StoreError, match="x.sqlite"):
         ResultStore(p)
+
+
+# ----------------------------------------------------------------------------- executors
+
+
+@register_method("test-llm-probe")
+class LLMProbe(Method):
+    """Reports which LLM / planner object and process served each episode."""
+
+    needs_llm = True
+
+    def run(self, task, ctx):
+        import os
+
+        meter = UsageMeter()
+        answer = ctx.llm.chat("which goal?", usage=meter, seed=ctx.seed)
+        return Episode(task.id, self.name, "success", True, goal=answer.text, usage=meter.summary(),
+                       metrics={"llm": id(ctx.llm), "planner": id(ctx.planner), "pid": os.getpid()})
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_worker_builds_its_llm_and_planner_once(workers):
+    from groundplan.bench.executors import make_executor
+    from groundplan.bench.runner import WorkerSpec, WorkUnit
+    from groundplan.llm import LLMConfig
+
+    from dataclasses import replace
+
+    units = [WorkUnit(i, replace(kitchen_task(), id=f"k{i}"), seed=i % 2) for i in range(6)]
+    # each worker's scripted backend has an answer for every episode it may get
+    spec = WorkerSpec("test-llm-probe", LLMConfig(backend="scripted", script=("and (in a b)",) * 6, cache=False))
+    res = list(make_executor("local", workers=workers).map(spec, units))
+    assert sorted(r.index for r in res) == list(range(6))
+    eps = [r.episode for r in res]
+    assert all(e.success and e.goal == "and (in a b)" and e.usage.calls == 1 for e in eps), [e.error for e in eps]
+    per_pid = {}
+    for e in eps:
+        per_pid.setdefault(e.metrics["pid"], set()).add((e.metrics["llm"], e.metrics["planner"]))
+    assert len(per_pid) <= workers
+    assert all(len(objs) == 1 for objs in per_pid.values())  # one LLM and one planner per worker process
+    assert sorted(e.seed for e in eps) == [0, 0, 0, 1, 1, 1]
+
+
+def test_llm_method_without_llm_is_a_config_error(tmp_path):
+    from groundplan.bench.runner import RunSpec, prepare_run
+
+    with ResultStore(tmp_path / "r.sqlite") as st, pytest.raises(ConfigError, match="needs an LLM"):
+        prepare_run(RunSpec("autogptp-saycan", "test-llm-probe"), st)
