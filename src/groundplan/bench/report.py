@@ -105,8 +105,15 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _labels(groups: Sequence[Group]) -> list[str]:
+    labels = [g.label for g in groups]
+    dup = {x for x in labels if labels.count(x) > 1}
+    return [g.run_id if g.label in dup else g.label for g in groups]
+
+
 def dataset_table(dataset: str, groups: Sequence[Group]) -> tuple[str, dict[str, Any]]:
     """The paper-shaped table for one dataset: markdown and the numbers behind it."""
+    labels = _labels(groups)
     subsets = sorted({r.subset for g in groups for r in g.rows})
     lay = layout_for(dataset, subsets)
     present = {r.subset for g in groups for r in g.rows}
@@ -115,25 +122,25 @@ def dataset_table(dataset: str, groups: Sequence[Group]) -> tuple[str, dict[str,
     # header row, so the first header row names groups and the first body row names metrics
     header = [lay.row_header, "n"]
     sub = ["", ""]
-    for g in groups:
+    for label in labels:
         for i, (_, mlabel) in enumerate(lay.metrics):
-            header.append(g.label if i == 0 else "")
+            header.append(label if i == 0 else "")
             sub.append(mlabel)
     body = [sub] if len(lay.metrics) > 1 or len(groups) > 1 else []
     numbers: dict[str, Any] = {}
     all_keys = row_keys + [(None, lay.average_label)]
     for key, label in all_keys:
         cells = [label]
-        n_cell = None
+        ns: list[int] = []
         vals: list[Optional[float]] = []
         for g in groups:
             rs = [r for r in g.rows if key is None or r.subset == key]
             agg = aggregate(r.metrics for r in rs)
             numbers.setdefault(g.run_id, {})[label] = agg
-            n_cell = n_cell or str(len(rs))
+            ns.append(len(rs))
             for mkey, _ in lay.metrics:
                 vals.append(agg.get(mkey))
-        cells.append(n_cell or "0")
+        cells.append(str(ns[0]) if len(set(ns)) == 1 else " / ".join(map(str, ns)))
         # bold the best value of each metric across groups, as the papers do
         width = len(lay.metrics)
         for gi in range(len(groups)):
@@ -230,10 +237,11 @@ def _plots(groups: Sequence[Group], out: Path) -> list[Path]:
         # success by subset and method
         fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keys) + 2), 4))
         width = 0.8 / max(len(dgroups), 1)
+        glabels = _labels([g for g, _ in dgroups])
         for gi, (g, rs) in enumerate(dgroups):
             ys = [aggregate(r.metrics for r in rs if r.subset == k).get("success") or 0.0 for k, _ in keys]
             xs = [i + gi * width - 0.4 + width / 2 for i in range(len(keys))]
-            ax.bar(xs, ys, width=width, label=g.label)
+            ax.bar(xs, ys, width=width, label=glabels[gi])
         ax.set_xticks(range(len(keys)))
         ax.set_xticklabels([label for _, label in keys], rotation=30, ha="right")
         ax.set_ylim(0, 1.05)

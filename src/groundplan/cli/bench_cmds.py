@@ -72,13 +72,13 @@ def runs_cmd(db: Optional[Path] = typer.Option(None, "--db", help=f"results file
 
     try:
         with ResultStore(_db(db), must_exist=True) as store:
-            t = Table(title=str(_db(db)))
-            for c in ("run", "method", "dataset", "version", "backend", "model", "prompt", "episodes", "success"):
-                t.add_column(c)
-            for r in store.runs():
-                t.add_row(r["run_id"], r["method"], r["dataset"], r["dataset_version"], r["backend"], r["model"] or "-",
-                          r["prompt_hash"] or "-", str(r["episodes"]), str(r["successes"]))
-            out.print(t)
+            runs = store.runs()
+        out.print(f"{len(runs)} runs in {_db(db)}", highlight=False)
+        for r in runs:
+            out.print(f"{r['run_id']}: {r['method']} on {r['dataset']}@{r['dataset_version']}, {r['backend']}"
+                      f"{' ' + r['model'] if r['model'] else ''}, prompt {r['prompt_hash'] or '-'}: "
+                      f"{r['episodes']} episodes, {r['successes']} successes (created {r['created']})",
+                      highlight=False, soft_wrap=True)
     except GroundplanError as exc:
         _fail(_one_line(exc))
 
