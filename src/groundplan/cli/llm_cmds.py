@@ -119,7 +119,7 @@ def ask(text: str = typer.Argument(..., help="the message to send"),
         return
     sys.stdout.write(c.text + ("\n" if not c.text.endswith("\n") else ""))
     if show_usage:
-        _err.print(_usage_line(c.usage), highlight=False)
+        _err.print(_usage_line(c.usage), highlight=False, soft_wrap=True)
 
 
 @llm_app.command("info")
@@ -187,14 +187,14 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
     if show_answer:
         _err.print(prop.completion.text, highlight=False, markup=False)
     if show_usage:
-        _err.print(_usage_line(prop.completion.usage), highlight=False)
+        _err.print(_usage_line(prop.completion.usage), highlight=False, soft_wrap=True)
     if as_json:
         sys.stdout.write(json.dumps({"goal": prop.goal.pddl() if prop.goal is not None else None,
                                      "answer": prop.completion.text, "error": prop.error,
                                      "feedback": prop.feedback, "usage": prop.completion.usage.to_dict()}) + "\n")
         raise typer.Exit(0 if prop.ok else 1)
     if not prop.ok:
-        _err.print(f"no valid goal: {prop.error}", highlight=False, markup=False)
+        _err.print(f"no valid goal: {prop.error}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1)
     sys.stdout.write(prop.goal.pddl() + "\n")  # never wrapped: a goal is one line
 
