@@ -195,7 +195,7 @@ class Method(ABC):
         except (ModuleNotFoundError, TypeError):
             return ""
         h = hashlib.sha256()
-        files = sorted((p for p in root.iterdir() if p.is_file() and not p.name.endswith((".py", ".pyc"))),
+        files = sorted((p for p in root.iterdir() if p.is_file() and not p.name.endswith((".py", ".pyc", ".md"))),
                        key=lambda p: p.name)
         if not files:
             return ""
