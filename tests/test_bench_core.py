@@ -7,7 +7,6 @@ import json
 import sqlite3
 
 import pytest
-
 from conftest import KITCHEN
 
 from groundplan.bench.metrics import aggregate, deterministic_view, episode_metrics
@@ -16,7 +15,14 @@ from groundplan.bench.task import Task
 from groundplan.errors import ConfigError
 from groundplan.llm.types import Usage, UsageMeter
 from groundplan.methods import (
-    Episode, EpisodeStatus, Method, RunContext, TraceRecorder, available_methods, get_method, register_method,
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    available_methods,
+    get_method,
+    register_method,
 )
 
 GOAL = "and (in salmon0 fridge0) (inhand coke0 human0)"
@@ -205,11 +211,11 @@ class LLMProbe(Method):
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_each_worker_builds_its_llm_and_planner_once(workers):
+    from dataclasses import replace
+
     from groundplan.bench.executors import make_executor
     from groundplan.bench.runner import WorkerSpec, WorkUnit
     from groundplan.llm import LLMConfig
-
-    from dataclasses import replace
 
     units = [WorkUnit(i, replace(kitchen_task(), id=f"k{i}"), seed=i % 2) for i in range(6)]
     # each worker's scripted backend has an answer for every episode it may get

@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, needs_data, shared_data
 
 GP = [sys.executable, "-m", "groundplan.cli.main"]
@@ -138,7 +137,6 @@ def test_kill_9_then_resume_gives_one_row_per_episode_and_same_metrics(tmp_path)
 
 
 def test_one_and_two_workers_give_identical_metrics(tmp_path):
-    run_id = "oracle@autogptp-saycan@none"
     per = {}
     for w in (1, 2):
         db = tmp_path / f"w{w}.sqlite"

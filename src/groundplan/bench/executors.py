@@ -160,11 +160,11 @@ class LocalExecutor(Executor):
                             if pending:
                                 if restarts <= 0:
                                     raise ExecutorError(f"worker processes keep dying (last exit code "
-                                                        f"{p.exitcode}); {len(pending)} episodes left")
+                                                        f"{p.exitcode}); {len(pending)} episodes left") from None
                                 restarts -= 1
                                 start()
                     if pending and not procs:
-                        raise ExecutorError(f"all workers exited with {len(pending)} episodes left")
+                        raise ExecutorError(f"all workers exited with {len(pending)} episodes left") from None
                     continue
                 if kind == "fatal":
                     raise ExecutorError(f"worker could not start: {payload}")

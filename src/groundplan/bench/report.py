@@ -238,7 +238,7 @@ def _plots(groups: Sequence[Group], out: Path) -> list[Path]:
         fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(keys) + 2), 4))
         width = 0.8 / max(len(dgroups), 1)
         glabels = _labels([g for g, _ in dgroups])
-        for gi, (g, rs) in enumerate(dgroups):
+        for gi, (_, rs) in enumerate(dgroups):
             ys = [aggregate(r.metrics for r in rs if r.subset == k).get("success") or 0.0 for k, _ in keys]
             xs = [i + gi * width - 0.4 + width / 2 for i in range(len(keys))]
             ax.bar(xs, ys, width=width, label=glabels[gi])

@@ -21,7 +21,12 @@ from groundplan.bench.task import Task
 from groundplan.bench.validate import RowProblem, check_task, quick_check
 from groundplan.errors import ConfigError, DatasetError, GroundplanError
 from groundplan.methods.base import (
-    RETRYABLE, Episode, EpisodeStatus, RunContext, failed_episode, method_class,
+    RETRYABLE,
+    Episode,
+    EpisodeStatus,
+    RunContext,
+    failed_episode,
+    method_class,
 )
 
 if TYPE_CHECKING:  # pragma: no cover

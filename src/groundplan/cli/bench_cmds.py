@@ -119,8 +119,15 @@ def run_cmd(
     report: Optional[Path] = typer.Option(None, "--report", help="write the report to this folder afterwards"),
 ):
     """Run METHOD on every task of DATASET; resumable (re-run the same command to continue)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, \
-        TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.text import Text
 
     from groundplan.bench.executors import make_executor

@@ -5,8 +5,21 @@
 """
 
 from groundplan.methods.base import (
-    EMPTY_USAGE, EVENT_TYPES, RETRYABLE, Episode, EpisodeStatus, ExecutionScore, Method, RunContext, TraceRecorder,
-    available_methods, execute_and_score, failed_episode, get_method, method_class, register_method,
+    EMPTY_USAGE,
+    EVENT_TYPES,
+    RETRYABLE,
+    Episode,
+    EpisodeStatus,
+    ExecutionScore,
+    Method,
+    RunContext,
+    TraceRecorder,
+    available_methods,
+    execute_and_score,
+    failed_episode,
+    get_method,
+    method_class,
+    register_method,
 )
 
 __all__ = [

@@ -9,7 +9,14 @@ import time
 from groundplan.bench.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.methods.base import (
-    Episode, EpisodeStatus, Method, RunContext, TraceRecorder, execute_and_score, failed_episode, register_method,
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    execute_and_score,
+    failed_episode,
+    register_method,
 )
 
 _PLANNER_STATUS = {

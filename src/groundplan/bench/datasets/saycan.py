@@ -80,7 +80,7 @@ def saycan101_tasks(root: Optional[Path] = None) -> list[Task]:
     family: Optional[tuple[str, str]] = None
     raw_family = ""
     for line, r in rows:
-        def cell(name: str) -> Optional[str]:
+        def cell(name: str, r: list[str] = r) -> Optional[str]:
             i = col[name]
             return r[i].strip() if i < len(r) else None  # None: the row lacks the column
 
