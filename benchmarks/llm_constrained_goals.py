@@ -57,7 +57,7 @@ def run(args: argparse.Namespace, console: Console, base_url: str | None) -> lis
     if args.limit:
         tasks = tasks[: args.limit]
     planner = get_planner("fast-downward", limits=PlannerLimits(timeout=args.plan_timeout))
-    opts = GoalGrammarOptions(max_depth=args.depth, max_args=args.width)
+    opts = GoalGrammarOptions(max_depth=args.depth, max_args=args.width, wrap_goal=not args.no_wrap)
     built: dict[str, object] = {}
     rows = []
     meter = UsageMeter()
@@ -73,10 +73,10 @@ def run(args: argparse.Namespace, console: Console, base_url: str | None) -> lis
                 pt = built[t.scene_file]
                 prompt = goal_prompt(pt.domain, pt.problem, t.instruction)
                 g = goal_grammar(pt.domain, pt.problem, opts) if not args.free else None
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 prop = propose_goal(llm, prompt, pt.domain, pt.problem, constrained=not args.free, grammar=g,
                                     usage=meter)
-                row.update(wall_s=time.perf_counter() - t0, latency_s=prop.completion.usage.latency_s,
+                row.update(wall_s=time.perf_counter() - t0, cpu_s=time.process_time() - c0, latency_s=prop.completion.usage.latency_s,
                            source=prop.completion.usage.source, prompt_tokens=prop.completion.usage.prompt_tokens,
                            completion_tokens=prop.completion.usage.completion_tokens, answer=prop.completion.text,
                            goal=prop.goal.pddl() if prop.goal is not None else None, parsed=prop.ok,
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace, console: Console, base_url: str | None) -> lis
 
 def report(rows: list[dict], console: Console, title: str) -> dict:
     table = Table(title=title)
-    for c in ("family", "rows", "parse+check", "success", "median s", "p95 s", "prompt tok", "completion tok"):
+    for c in ("family", "rows", "parse+check", "success", "median s", "p95 s", "median cpu s", "prompt tok",
+              "completion tok"):
         table.add_column(c, justify="right" if c != "family" else "left")
     groups: dict[str, list[dict]] = {}
     for r in rows:
@@ -110,10 +111,12 @@ def report(rows: list[dict], console: Console, title: str) -> dict:
 
     def line(name: str, rs: list[dict]) -> None:
         lats = [r["latency_s"] for r in rs if r.get("latency_s") is not None]
+        cpus = [r["cpu_s"] for r in rs if r.get("cpu_s") is not None]
         ok = sum(1 for r in rs if r.get("parsed"))
         succ = sum(1 for r in rs if r.get("success"))
         table.add_row(name, str(len(rs)), pct(ok, len(rs)), f"{succ} ({pct(succ, len(rs))})",
                       f"{statistics.median(lats):.3f}" if lats else "-", f"{p95(lats):.3f}" if lats else "-",
+                      f"{statistics.median(cpus):.3f}" if cpus else "-",
                       f"{statistics.mean(r.get('prompt_tokens', 0) for r in rs):.0f}",
                       f"{statistics.mean(r.get('completion_tokens', 0) for r in rs):.1f}")
 
@@ -122,12 +125,14 @@ def report(rows: list[dict], console: Console, title: str) -> dict:
     line("all", rows)
     console.print(table)
     lats = [r["latency_s"] for r in rows if r.get("latency_s") is not None]
-    summary = {"rows": len(rows), "parsed": sum(1 for r in rows if r.get("parsed")),
+    cpus = [r["cpu_s"] for r in rows if r.get("cpu_s") is not None]
+    summary = {"median_cpu_s": statistics.median(cpus) if cpus else None, "rows": len(rows), "parsed": sum(1 for r in rows if r.get("parsed")),
                "success": sum(1 for r in rows if r.get("success")),
                "median_latency_s": statistics.median(lats) if lats else None, "p95_latency_s": p95(lats),
                "mean_latency_s": statistics.mean(lats) if lats else None}
     lat = (f"model latency per goal: median {summary['median_latency_s']:.3f} s, p95 {summary['p95_latency_s']:.3f} s, "
-           f"mean {summary['mean_latency_s']:.3f} s") if lats else "no latency measured"
+           f"mean {summary['mean_latency_s']:.3f} s; CPU time of this process per goal: median "
+           f"{summary['median_cpu_s']:.3f} s") if lats else "no latency measured"
     console.print(f"parse + check: {summary['parsed']}/{summary['rows']} = {pct(summary['parsed'], summary['rows'])}; "
                   f"success: {summary['success']}/{summary['rows']} = {pct(summary['success'], summary['rows'])}; {lat}",
                   highlight=False)
@@ -153,6 +158,7 @@ def main() -> int:
     ap.add_argument("--n-ctx", type=int, default=4096)
     ap.add_argument("--depth", type=int, default=2, help="goal grammar: and/or levels")
     ap.add_argument("--width", type=int, default=4, help="goal grammar: children per and/or")
+    ap.add_argument("--no-wrap", action="store_true", help="goal grammar without the (:goal ...) wrapper")
     ap.add_argument("--order", choices=("scene", "dataset"), default="scene")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--plan-timeout", type=float, default=60.0)
@@ -172,7 +178,8 @@ def main() -> int:
         t0 = time.perf_counter()
         rows = run(args, console, base_url)
         total = time.perf_counter() - t0
-    mode = "free" if args.free else f"constrained (depth {args.depth}, width {args.width})"
+    mode = "free" if args.free else (f"constrained (depth {args.depth}, width {args.width}"
+                                     f"{', no (:goal) wrapper' if args.no_wrap else ''})")
     summary = report(rows, console, f"AutoGPT+P SayCan goals, {mode}, backend {args.backend}")
     import os
 
