@@ -319,3 +319,53 @@ def test_saycan101_loader_and_a_row_without_query(tmp_path):
 
     prob = check_task(bad[0], has_goals=False, has_scenes=False)
     assert "missing column 'Query'" in str(prob) and ":6:" in str(prob)
+
+
+def test_database_locked_mid_run_stops_with_one_line_and_keeps_finished_episodes(tmp_path):
+    from groundplan.bench.executors import Executor
+    from groundplan.bench.runner import RunSpec, run_benchmark, run_units_inline
+    from groundplan.bench.store import ResultStore, StoreError
+
+    path = tmp_path / "lock.sqlite"
+    holder = {}
+
+    class LockAfterTwo(Executor):
+        name = "test"
+
+        def map(self, spec, units):
+            for i, res in enumerate(run_units_inline(spec, units)):
+                if i == 2:  # another process grabs the file before the third episode is written
+                    holder["c"] = sqlite3.connect(str(path), isolation_level=None)
+                    holder["c"].execute("BEGIN EXCLUSIVE")
+                yield res
+
+    with ResultStore(path, timeout=0.3) as st:
+        with pytest.raises(StoreError) as ei:
+            run_benchmark(RunSpec("autogptp-saycan", "oracle", limit=5), st, LockAfterTwo())
+        assert "locked" in str(ei.value) and "\n" not in str(ei.value)
+        holder["c"].execute("ROLLBACK")
+        holder["c"].close()
+        assert st.count("oracle@autogptp-saycan@none") == 2
+        summary = run_benchmark(RunSpec("autogptp-saycan", "oracle", limit=5), st, _inline())
+        assert summary.already_done == 2 and summary.ran == 3 and st.count(summary.run_id) == 5
+
+
+def _inline():
+    from groundplan.bench.executors import make_executor
+
+    return make_executor("local", workers=1)
+
+
+def test_cli_locked_results_file_is_one_line_exit_2(tmp_path):
+    db = tmp_path / "l.sqlite"
+    gp("bench", "run", "autogptp-saycan", "--method", "oracle", "--db", db, "--limit", 1, "--no-progress")
+    c = sqlite3.connect(str(db), isolation_level=None)
+    c.execute("BEGIN EXCLUSIVE")
+    try:
+        p = gp("bench", "run", "autogptp-saycan", "--method", "oracle", "--db", db, "--limit", 2, "--no-progress",
+               "--db-timeout", "0.5", check=False)
+    finally:
+        c.execute("ROLLBACK")
+        c.close()
+    assert p.returncode == 2 and p.stderr.strip().count("\n") == 0
+    assert "locked" in p.stderr and str(db) in " ".join(p.stderr.split())

@@ -116,6 +116,7 @@ def run_cmd(
     timeout: float = typer.Option(120.0, "--timeout", help="planner seconds per plan"),
     retry_errors: bool = typer.Option(False, "--retry-errors", help="re-run episodes that ended in error/crash"),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    db_timeout: float = typer.Option(30.0, "--db-timeout", help="seconds to wait for a locked results file"),
     report: Optional[Path] = typer.Option(None, "--report", help="write the report to this folder afterwards"),
 ):
     """Run METHOD on every task of DATASET; resumable (re-run the same command to continue)."""
@@ -175,7 +176,7 @@ def run_cmd(
         spec = RunSpec(dataset, method, _llm_config(llm, model, base_url, replay, no_cache, script), tuple(seed),
                        limit, run_id, on_bad_row, planner, timeout, {}, retry_errors, tuple(task) or None)
         ex = make_executor(executor, **opts)
-        with ResultStore(db_path) as store:
+        with ResultStore(db_path, timeout=db_timeout) as store:
             try:
                 summary = run_benchmark(spec, store, ex, on_start=on_start, on_result=on_result)
             finally:
