@@ -78,6 +78,10 @@ class Action:
     parameters: tuple[TypedVar, ...]
     precondition: Formula
     effects: tuple[Effect, ...]
+    #: optional ordered failure checks: (condition, message template). When the precondition
+    #: fails, the executor reports the template of the first condition that does not hold
+    #: (simulator-style messages, e.g. VirtualHome's); empty = the default explanation.
+    checks: tuple[tuple[Formula, str], ...] = ()
 
     def param_names(self) -> list[str]:
         return [p.name for p in self.parameters]

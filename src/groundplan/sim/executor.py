@@ -80,6 +80,18 @@ def _phrase(a: Atom, phrases: Mapping[str, str], positive: bool = True) -> str:
     return f"not {text}"
 
 
+class _Arg(str):
+    """An action argument in a check's message template: ``{x}`` is the name, ``{x.cls}``
+    its type (the object's class), ``{x.idx}`` the number the name ends with."""
+
+    def __new__(cls, name: str, type_: str):
+        obj = super().__new__(cls, name)
+        obj.cls = type_
+        digits = len(name) - len(name.rstrip("0123456789"))
+        obj.idx = name[len(name) - digits:] if digits else name
+        return obj
+
+
 class Executor:
     """Holds the current state and applies steps. ``step`` is ``"name arg1 arg2"``."""
 
@@ -126,7 +138,8 @@ class Executor:
         ev = Evaluator(self.domain, self.problem, self.facts)
         pre = substitute(act.precondition, binding)
         if not ev.holds(pre):
-            return StepResult(text, False, self._explain(name, args, pre, ev))
+            msg = self._check_message(act, args, binding, ev) if act.checks else None
+            return StepResult(text, False, msg or self._explain(name, args, pre, ev))
         adds: set[Atom] = set()
         dels: set[Atom] = set()
         cost = 0.0
@@ -163,6 +176,19 @@ class Executor:
         return 0.0
 
     # -- explanation of a failed precondition
+    def _check_message(self, act, args: tuple[str, ...], binding: Mapping[str, str], ev: Evaluator) -> str | None:
+        """The message of the action's first failing check (optional skill-set data)."""
+        for cond, template in act.checks:
+            if not ev.holds(substitute(cond, binding)):
+                fields = {p.name.lstrip("?"): _Arg(a, self.problem.type_of(self.domain, a) or "object")
+                          for p, a in zip(act.parameters, args)}
+                try:
+                    return template.format(**fields)
+                except (KeyError, IndexError, AttributeError, ValueError):
+                    return template
+        return None
+
+
     def _failed_literals(self, f: Formula, ev: Evaluator) -> list[tuple[Atom, bool]]:
         if isinstance(f, Atom):
             return [] if ev.holds(f) else [(f, True)]

@@ -102,10 +102,10 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     for c in skillset.capabilities:
         if not c.actor:  # an effect of the environment: no actor, a fixed cost
             cost = (Increase(Atom("total-cost"), c.cost),) if c.cost and skillset.cost_effect else ()
-            actions.append(Action(c.name, c.parameters, c.precondition, (*c.effects, *cost)))
+            actions.append(Action(c.name, c.parameters, c.precondition, (*c.effects, *cost), c.checks))
             continue
         params = (*c.parameters, TypedVar("?actor", cap_type[c.name]))
-        actions.append(Action(c.name, params, c.precondition, (*c.effects, *skillset.cost_effect)))
+        actions.append(Action(c.name, params, c.precondition, (*c.effects, *skillset.cost_effect), c.checks))
     domain = Domain(skillset.domain_name, th, skillset.predicates, tuple(actions), skillset.derived,
                     {}, skillset.functions, skillset.requirements, skillset.hidden_predicates)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -11,6 +12,7 @@ import yaml
 
 from groundplan.errors import ConfigError, GroundplanError, SkillSetError
 from groundplan.pddl.formula import (
+    And,
     Atom,
     Effect,
     Formula,
@@ -32,6 +34,8 @@ class Capability:
     effects: tuple[Effect, ...]
     actor: bool = True  # False: an effect of the environment (no actor; fixed ``cost``)
     cost: float = 0.0
+    #: ordered failure checks (condition, message template) for simulator-style messages
+    checks: tuple[tuple[Formula, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,28 @@ def _wrap(text: str) -> str:
     return t if t.startswith("(") else f"({t})"
 
 
+_LABEL_RE = re.compile(r"\{(\w+)\.label\}")
+
+
+def _label_for(label: str, param: str) -> str:
+    return label.replace("{name}", "{%s}" % param).replace("{cls}", "{%s.cls}" % param).replace(
+        "{idx}", "{%s.idx}" % param)
+
+
+def _checks(c: Mapping[str, Any], label: str | None, file: str) -> tuple[tuple[Formula, str], ...]:
+    """A capability's ``checks``: ``[{require: "(formula)", message: "template"}]``. Templates
+    name parameters as ``{object}`` (the object's name), ``{object.cls}`` (its class),
+    ``{object.idx}`` (the number its name ends with) or ``{object.label}`` (the skill set's
+    ``object_label`` template, e.g. ``"<{cls}> ({idx})"``)."""
+    out = []
+    for chk in c.get("checks") or []:
+        msg = str(chk["message"])
+        if label is not None:
+            msg = _LABEL_RE.sub(lambda m: _label_for(label, m.group(1)), msg)
+        out.append((parse_formula(parse_one(_wrap(chk["require"]), file=file), file=file), msg))
+    return tuple(out)
+
+
 def _no_yaml_booleans(node: Any, file: str, path: str = "") -> None:
     """YAML 1.1 reads unquoted on/off/yes/no as booleans; in a skill set that is a bug."""
     if isinstance(node, bool):
@@ -116,11 +142,17 @@ def parse_skillset(data: Mapping[str, Any], *, file: str) -> SkillSet:
             head = _decl(d["head"], file)
             derived.append(DerivedPredicate(head, parse_formula(parse_one(d["body"], file=file), file=file)))
         caps = []
+        label = data.get("object_label")
         for c in data.get("capabilities", []):
             params = tuple(TypedVar("?" + p["name"], p["type"]) for p in c.get("parameters", []))
-            pre = parse_formula(parse_one(_wrap(c.get("preconditions", "and")), file=file), file=file)
+            checks = _checks(c, label, file)
+            if "preconditions" not in c and checks:  # the checks' conjunction is the precondition
+                pre: Formula = And(tuple(f for f, _ in checks))
+            else:
+                pre = parse_formula(parse_one(_wrap(c.get("preconditions", "and")), file=file), file=file)
             eff = parse_effect(parse_one(_wrap(c.get("effects", "and")), file=file), file=file)
-            caps.append(Capability(c["name"], params, pre, eff, bool(c.get("actor", True)), float(c.get("cost", 0))))
+            caps.append(Capability(c["name"], params, pre, eff, bool(c.get("actor", True)), float(c.get("cost", 0)),
+                                   checks))
         agents = {}
         for kind, a in (data.get("agents") or {}).items():
             capset = a.get("capabilities", "all")

@@ -7,13 +7,15 @@ from pathlib import Path
 from groundplan.errors import SceneError
 from groundplan.world.autogptp_txt import parse_autogptp_scene, read_autogptp_scene
 from groundplan.world.scene import Agent, Location, Scene, SceneObject, split_name
+from groundplan.world.virtualhome import read_vh_scene
 from groundplan.world.yaml_io import parse_yaml_scene, read_yaml_scene, scene_to_dict, write_yaml_scene
 
-READERS = {".txt": read_autogptp_scene, ".yaml": read_yaml_scene, ".yml": read_yaml_scene}
+READERS = {".txt": read_autogptp_scene, ".yaml": read_yaml_scene, ".yml": read_yaml_scene,
+           ".json": read_vh_scene}  # .json: a VirtualHome environment graph
 
 
 def load_scene(path: str | Path, *, strict: bool = True) -> Scene:
-    """Load a scene by file extension (.txt AutoGPT+P, .yaml/.yml groundplan)."""
+    """Load a scene by file extension (.txt AutoGPT+P, .yaml/.yml groundplan, .json VirtualHome graph)."""
     p = Path(path)
     reader = READERS.get(p.suffix.lower())
     if reader is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from groundplan.bench.datasets import autogptp, saycan
+from groundplan.bench.datasets import autogptp, eai, saycan
 from groundplan.bench.task import Task
 from groundplan.errors import ConfigError
 
@@ -43,6 +43,16 @@ register(DatasetSpec("autogptp-substitution", "autogpt-p-standalone@14fa604",
 register(DatasetSpec("saycan-101", "say-can.github.io@v0",
                      "SayCan's 101 evaluation instructions in 7 families (no PDDL goals; extras: family, start states, "
                      "SayCan plan)", saycan.saycan101_tasks, has_goals=False, has_scenes=False))
+
+from groundplan.bench.datasets import cowp as _cowp  # noqa: E402
+
+register(DatasetSpec("cowp", _cowp.VERSION, "COWP's six dining tasks x 150 seeded trials with execution-time "
+                     "situations (Ding et al., Table 4)", _cowp.cowp_tasks))
+
+
+register(DatasetSpec("eai-virtualhome", "eai-eval@1.0.5",
+                     "EAI's 342 VirtualHome programs (scene 1): initial/final graphs, gold scripts, symbolic goals",
+                     eai.eai_tasks))
 
 
 def get_dataset(name: str) -> DatasetSpec:

@@ -1,0 +1,195 @@
+"""Conformance of groundplan's executor (the `virtualhome` skill set) with VirtualHome's
+evolving-graph executor, on EAI's 342 gold programs (PyPI eai-eval, offline).
+
+Both executors run each gold program from its initial graph, step by step, stopping at the
+first failing step. Compared per program:
+
+- executability: every step executes (and, finer, the index of the first failing step);
+- final goal satisfaction: EAI's goal (node states, edges, action goals) on each executor's
+  final graph, checked by one function (`check_vh_goal`) - the same verdict for the same graph;
+- the final graphs themselves (states and edges; first step after which they differ) and the
+  failure messages (text before " when executing"), as diagnostics.
+
+    .venv/bin/python benchmarks/vh_conformance.py                  # all 342, 2 workers
+    .venv/bin/python benchmarks/vh_conformance.py --limit 20 --json out.json
+
+Needs `pip install --no-deps eai-eval==1.0.5`. Exit code 1 if an agreement is below --bar.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from collections import Counter
+from multiprocessing import Pool
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from groundplan.bench.datasets.eai import EAIProgram, check_vh_goal, eai_root, load_programs  # noqa: E402
+from groundplan.world.virtualhome import VHGraph, VHWorld, parse_script_line  # noqa: E402
+
+RELATIONS = ("ON", "INSIDE", "CLOSE", "FACING", "HOLDS_RH", "HOLDS_LH", "BETWEEN", "SITTING")
+
+
+def _graph_sets(g: VHGraph) -> tuple[frozenset, frozenset]:
+    return (frozenset(e for e in g.edges if e[1] in RELATIONS),
+            frozenset((n.id, s) for n in g.nodes for s in n.states))
+
+
+def _diff(a: VHGraph, b: VHGraph) -> dict[str, list]:
+    ea, sa = _graph_sets(a)
+    eb, sb = _graph_sets(b)
+    return {"edges_only_reference": sorted(ea - eb)[:8], "edges_only_groundplan": sorted(eb - ea)[:8],
+            "states_only_reference": sorted(sa - sb)[:8], "states_only_groundplan": sorted(sb - sa)[:8],
+            "n": len(ea ^ eb) + len(sa ^ sb)}
+
+
+def _msg(m: str) -> str:
+    return m.split(" when executing")[0].strip()
+
+
+def reference_run(p: EAIProgram) -> dict[str, Any]:
+    """VirtualHome's evolving graph, as EAI drives it (MotionPlanner, one line at a time)."""
+    logging.disable(logging.CRITICAL)
+    from virtualhome_eval.simulation.evolving_graph import utils
+    from virtualhome_eval.simulation.evolving_graph.eval_utils import construct_planner
+
+    data_dir = str(eai_root() / "dataset" / "programs_processed_precond_nograb_morepreconds")
+    mp, _, actions, _, _ = construct_planner(utils.load_name_equivalence(), utils.load_properties_data(),
+                                             utils.load_object_placing(), 1, p.file_id, data_dir)
+    steps, graphs, executed = [], [], []
+    for a in actions:
+        try:
+            ok, info = mp.my_execute_primitive_action_eval(a)
+            msg = info.get_error_string()
+        except Exception as exc:  # noqa: BLE001 - the original raises on some inputs
+            ok, msg = False, f"exception {type(exc).__name__}: {exc}"
+        steps.append((ok, msg))
+        if not ok:
+            break
+        executed.append(a)
+        graphs.append(VHGraph.from_dict(mp.env_state.to_dict()))
+    final = VHGraph.from_dict(mp.env_state.to_dict())
+    return {"steps": steps, "graphs": graphs, "final": final, "executed": executed}
+
+
+def groundplan_run(p: EAIProgram, init: VHGraph) -> dict[str, Any]:
+    world = VHWorld(init)
+    sess = world.session()
+    steps, graphs, executed = [], [], []
+    for raw in p.lines:
+        line = parse_script_line(raw)
+        r = sess.execute(line)
+        steps.append((r.ok, r.message))
+        if not r.ok:
+            break
+        executed.append(line.text(char=False))
+        graphs.append(sess.graph())
+    return {"steps": steps, "graphs": graphs, "final": sess.graph(), "executed": executed}
+
+
+def compare(p: EAIProgram) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    init, _ = p.graphs()
+    ref = reference_run(p)
+    t1 = time.perf_counter()
+    gp = groundplan_run(p, init)
+    t2 = time.perf_counter()
+    fail = lambda run: next((i for i, (ok, _) in enumerate(run["steps"]) if not ok), None)  # noqa: E731
+    rf, gf = fail(ref), fail(gp)
+    rg = check_vh_goal(ref["final"], p.vh_goal, ref["executed"])
+    gg = check_vh_goal(gp["final"], p.vh_goal, gp["executed"])
+    first_div = None
+    for i, (a, b) in enumerate(zip(ref["graphs"], gp["graphs"])):
+        if _graph_sets(a) != _graph_sets(b):
+            first_div = i
+            break
+    out = {
+        "id": p.file_id, "task": p.task_name, "steps": len(p.lines),
+        "ref_exec": rf is None, "gp_exec": gf is None, "ref_fail": rf, "gp_fail": gf,
+        "ref_msg": ref["steps"][rf][1] if rf is not None else "", "gp_msg": gp["steps"][gf][1] if gf is not None else "",
+        "ref_goal": rg.success, "gp_goal": gg.success, "ref_unsat": list(rg.unsatisfied), "gp_unsat": list(gg.unsatisfied),
+        "first_state_divergence": first_div,
+        "divergent_line": p.lines[first_div] if first_div is not None else None,
+        "final_diff": _diff(ref["final"], gp["final"]),
+        "seconds_reference": round(t1 - t0, 3), "seconds_groundplan": round(t2 - t1, 3),
+    }
+    out["exec_agree"] = out["ref_exec"] == out["gp_exec"]
+    out["step_agree"] = rf == gf
+    out["goal_agree"] = rg.success == gg.success
+    out["message_agree"] = rf is None or gf is None or _msg(out["ref_msg"]) == _msg(out["gp_msg"])
+    out["final_identical"] = out["final_diff"]["n"] == 0
+    return out
+
+
+def cause(r: dict[str, Any]) -> str:
+    if not r["exec_agree"]:
+        who = "reference" if not r["ref_exec"] else "groundplan"
+        msg = _msg(r["ref_msg"] if who == "reference" else r["gp_msg"])
+        return f"only {who} fails ({msg})"
+    if not r["step_agree"]:
+        return "both fail, at different steps"
+    if not r["goal_agree"]:
+        return "goal verdicts differ (" + ", ".join(r["ref_unsat"] if not r["ref_goal"] else r["gp_unsat"])[:80] + ")"
+    if not r["final_identical"]:
+        return f"final graphs differ only in facts the goal does not name (first after {r['divergent_line']})"
+    return "agree"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--json", type=Path, default=None, help="write per-program rows here")
+    ap.add_argument("--bar", type=float, default=0.98)
+    args = ap.parse_args()
+    progs = list(load_programs())[: args.limit]
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        with Pool(args.workers) as pool:
+            rows = pool.map(compare, progs, chunksize=4)
+    else:
+        rows = [compare(p) for p in progs]
+    wall = time.perf_counter() - t0
+    n = len(rows)
+
+    def rate(key: str) -> float:
+        return sum(1 for r in rows if r[key]) / n
+
+    print(f"# VirtualHome conformance: groundplan `virtualhome` skill set vs the evolving-graph executor\n")
+    print(f"{n} EAI gold programs ({sum(r['steps'] for r in rows)} steps), {wall:.0f} s on {args.workers} worker(s); "
+          f"executor time: reference {sum(r['seconds_reference'] for r in rows):.0f} s, groundplan "
+          f"{sum(r['seconds_groundplan'] for r in rows):.0f} s\n")
+    print("| measure | agreement | reference | groundplan |\n|---|---|---|---|")
+    print(f"| program executable | {rate('exec_agree'):.3f} | {sum(r['ref_exec'] for r in rows)} | "
+          f"{sum(r['gp_exec'] for r in rows)} |")
+    print(f"| first failing step | {rate('step_agree'):.3f} | | |")
+    print(f"| final goal satisfied | {rate('goal_agree'):.3f} | {sum(r['ref_goal'] for r in rows)} | "
+          f"{sum(r['gp_goal'] for r in rows)} |")
+    fails = [r for r in rows if r["ref_fail"] is not None and r["gp_fail"] is not None]
+    if fails:
+        print(f"| failure message (both fail) | {sum(r['message_agree'] for r in fails) / len(fails):.3f} | | |")
+    print(f"| final graph identical | {rate('final_identical'):.3f} | | |\n")
+    causes = Counter(cause(r) for r in rows)
+    print("## Disagreements by cause\n")
+    print("| cause | programs | examples |\n|---|---|---|")
+    for c, k in causes.most_common():
+        if c == "agree":
+            continue
+        ex = ", ".join(r["id"] for r in rows if cause(r) == c)[:60]
+        print(f"| {c} | {k} | {ex} |")
+    print(f"| (agree on everything) | {causes.get('agree', 0)} | |")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, default=str))
+    ok = rate("exec_agree") >= args.bar and rate("goal_agree") >= args.bar
+    print(f"\nbar {args.bar:.0%} on executability and goal satisfaction: {'met' if ok else 'NOT met'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
