@@ -188,6 +188,10 @@ def prepare_run(spec: RunSpec, store: ResultStore) -> tuple[RunPlan, list[RowPro
     tasks = ds.loader()
     if spec.task_ids:
         wanted = set(spec.task_ids)
+        unknown = sorted(wanted - {t.id for t in tasks})
+        if unknown:
+            raise ConfigError(f"dataset {ds.name} has no task '{unknown[0]}'"
+                              + (f" (and {len(unknown) - 1} more unknown ids)" if len(unknown) > 1 else ""))
         tasks = [t for t in tasks if t.id in wanted]
     if spec.limit is not None:
         tasks = tasks[: max(spec.limit, 0)]
