@@ -1,0 +1,111 @@
+"""What every COWP-family method shares: the trial and its hidden world from a task row,
+COWP's action sentences, LLM calls with their trace, yes/no parsing, and the episode."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from groundplan.bench.task import Task
+from groundplan.llm.types import UsageMeter
+from groundplan.methods.base import Episode, EpisodeStatus, RunContext, TraceRecorder
+from groundplan.prompts.cowp import actions_data
+
+from .spec import nl_word
+from .world import SituationWorld, Trial, parse_step, trial_for
+
+#: trace event types the COWP methods add
+EXTRA_EVENTS = ("knowledge", "monitor", "acquire")
+
+
+def sentence(trial: Trial, step: str) -> str:
+    """COWP's words for a (base) action: ``fill_cup cup1 faucet0 kitchen robot0`` ->
+    ``a robot fills a cup with water from faucet.``"""
+    name, args = parse_step(step)
+    templates = actions_data()["sentences"][trial.spec.id]
+    tmpl = templates.get(name)
+    act = trial.domain.action_map.get(name)
+    if tmpl is None or act is None:
+        return f"a robot does {name.replace('_', ' ')} " + " ".join(trial.word(a) for a in args) + "."
+    slots = {p.name.lstrip("?"): trial.word(a) for p, a in zip(act.parameters, args)}
+    try:
+        return tmpl.format(**slots)
+    except (KeyError, IndexError):
+        return tmpl
+
+
+def yes_no(text: str) -> Optional[bool]:
+    """A yes/no answer: True, False, or None when it says neither."""
+    t = text.strip().lower()
+    if t.startswith("yes"):
+        return True
+    if t.startswith("no"):
+        return False
+    if re.search(r"\b(no|not|cannot|can't|isn't|shouldn't|unsuitable|never)\b", t):
+        return False
+    if re.search(r"\b(yes|suitable|can|should)\b", t):
+        return True
+    return None
+
+
+@dataclass
+class LLMCaller:
+    """One episode's LLM access: every call is metered and traced."""
+
+    llm: Any
+    meter: UsageMeter
+    rec: TraceRecorder
+    max_tokens: int = 32
+    stop: tuple[str, ...] = ("\n",)
+    calls: list[str] = field(default_factory=list)
+
+    def ask(self, purpose: str, prompt: str, *, max_tokens: Optional[int] = None,
+            stop: Optional[Sequence[str]] = None) -> str:
+        c = self.llm.chat(prompt, max_tokens=max_tokens or self.max_tokens, temperature=0.0,
+                          stop=tuple(self.stop if stop is None else stop), usage=self.meter)
+        self.rec.llm_call(purpose, prompt, c)
+        self.calls.append(purpose)
+        return c.text.strip()
+
+
+def start(task: Task, ctx: RunContext) -> tuple[Trial, SituationWorld]:
+    trial = trial_for(task.extras)
+    forced = task.extras.get("force_situation")
+    world = SituationWorld(trial, run_seed=ctx.seed, planner=ctx.planner, planner_timeout=ctx.planner_timeout,
+                           forced=tuple(forced) if forced else None)
+    return trial, world
+
+
+def finish(task: Task, method: str, ctx: RunContext, world: SituationWorld, rec: TraceRecorder, meter: UsageMeter,
+           t0: float, *, plan: Sequence[str] = (), status: Optional[EpisodeStatus] = None,
+           error: Optional[str] = None, metrics: Optional[dict[str, Any]] = None) -> Episode:
+    ok = world.goal_holds()
+    st = EpisodeStatus.SUCCESS if ok else (status if status not in (None, EpisodeStatus.SUCCESS)
+                                           else EpisodeStatus.FAILURE)
+    m = {**world.metrics(), **(metrics or {})}
+    m.setdefault("planned_steps", len(plan))
+    usage = meter.summary()
+    m["replayed_calls"] = usage.replayed_calls
+    m["model_calls"] = usage.model_calls + usage.cached_calls
+    if not ok and error is None:
+        error = world.failures[-1][1] if world.failures else "goal not reached"
+    a = world.active
+    rec.event("result", success=ok, situation=a.situation.text if a else None,
+              handled=(ok if a else None), solvable=a.solvable if a else None)
+    return Episode(task.id, method, st.value, ok, goal=world.trial.spec.goal_text, plan=tuple(world.executed),
+                   metrics=m, usage=usage, wall_time=time.perf_counter() - t0, trace=rec.freeze(),
+                   error=None if ok else error, seed=ctx.seed)
+
+
+def words_in(text: str, word: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text) is not None
+
+
+def replace_word(text: str, word: str, new: str) -> str:
+    return re.sub(rf"\b{re.escape(word)}\b", new, text)
+
+
+__all__ = ["EXTRA_EVENTS", "sentence", "yes_no", "LLMCaller", "start", "finish", "words_in", "replace_word",
+           "nl_word"]

@@ -1,0 +1,84 @@
+"""``cowp_im``: Inner Monologue-style closed-loop planning (Huang et al. 2022) as COWP's
+paper runs it: the LLM proposes one action at a time, with textual feedback in the prompt -
+passive scene description (the objects present, and a situation when the robot perceives
+one: "Scene: the cup is dirty.") and success detection after each action ("Success: yes" /
+"no"); active scene description (asking a human) is off. The episode ends when the LLM says
+"done" or after a step budget."""
+
+from __future__ import annotations
+
+import time
+from typing import ClassVar, Optional
+
+from groundplan.bench.task import Task
+from groundplan.errors import GroundplanError
+from groundplan.llm.types import UsageMeter
+from groundplan.methods.base import (
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    failed_episode,
+    register_method,
+)
+from groundplan.prompts.cowp import render
+
+from .common import EXTRA_EVENTS, LLMCaller, finish, start
+from .grounding import Grounder
+
+STEP_FACTOR = 2  # step budget: twice the closed-world plan's length, plus a few
+STEP_SLACK = 4
+
+
+@register_method("cowp_im")
+class InnerMonologueStyle(Method):
+    needs_llm = True
+    description = "COWP baseline Inner Monologue-style: next action from the LLM with scene and success feedback"
+    prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        t0 = time.perf_counter()
+        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
+        meter = UsageMeter()
+        try:
+            trial, world = start(task, ctx)
+            caller = LLMCaller(ctx.llm, meter, rec)
+            grounder = Grounder(trial)
+            scene = ", ".join(trial.word(o) for o in trial.problem.objects if o != trial.robot)
+            budget = STEP_FACTOR * len(trial.spec.capabilities) + STEP_SLACK
+            history: list[str] = []
+            described: set[str] = set()
+            error: Optional[str] = None
+            done = False
+            for _ in range(budget):
+                prompt = render("inner_monologue.txt", instruction=trial.spec.instruction, scene=scene,
+                                history="".join(h + "\n" for h in history))
+                action = caller.ask("next action", prompt, max_tokens=24).strip().rstrip(".")
+                if not action or action.lower().startswith("done"):
+                    done = True
+                    break
+                g = grounder.ground(action, world)
+                if g.step is None:
+                    history += [f"Robot action: {action}", "Success: no"]
+                    rec.event("step", action=action, ok=False, reason=g.reason)
+                    error = g.reason
+                    continue
+                obs = [o for o in world.observe(g.step) if o.text not in described]
+                if obs:  # passive scene description, then the LLM decides again
+                    described |= {o.text for o in obs}
+                    history += [f"Robot action: {action}", f"Scene: {obs[0].text}"]
+                    rec.event("feedback", scene=obs[0].text)
+                    continue
+                r = world.apply(g.step)
+                rec.event("step", action=r.step, text=action, ok=r.ok, reason=r.reason or None)
+                history += [f"Robot action: {action}", f"Success: {'yes' if r.ok else 'no'}"]
+                if not r.ok:
+                    error = r.reason
+            if not done and error is None:
+                error = "step budget used up"
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        return finish(task, self.name, ctx, world, rec, meter, t0, error=error,
+                      metrics={"llm_steps": len(history) // 2, "said_done": done, "tool_calls": 0})

@@ -1,0 +1,180 @@
+"""``cowp_progprompt``: ProgPrompt-style planning (Singh et al. 2023) as COWP's paper
+describes it: a "PROMPT for Planning" - an import of the robot's actions, the objects
+present, two example programs with ``assert(...)`` / ``else:`` recovery - and the task as a
+function header the LLM completes; a "PROMPT for State Feedback" that decides each
+assertion from what the robot perceives.
+
+The program is parsed, never executed as Python: calls ``grab('mug')`` become steps for the
+robot's skill layer; ``assert('cup' is 'clean')`` followed by ``else: find('drinking_glass')``
+is a guard on the object. A guard is checked where it stands in the program and again
+whenever the robot perceives a situation just before an action on its object; when the state
+feedback says it does not hold, the else-actions run, and the program's later actions on the
+guarded object use the object the recovery found instead (so "find a drinking glass" leads
+to filling the drinking glass). A step the robot cannot do, or that fails, ends the trial."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import ClassVar, Optional
+
+from groundplan.bench.task import Task
+from groundplan.errors import GroundplanError
+from groundplan.llm.types import UsageMeter
+from groundplan.methods.base import (
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    failed_episode,
+    register_method,
+)
+from groundplan.prompts.cowp import render
+
+from .common import EXTRA_EVENTS, LLMCaller, finish, start
+from .grounding import Grounder
+from .world import parse_step
+
+MAX_CALLS = 30
+_CALL = re.compile(r"^(\w+)\s*\((.*)\)\s*$")
+_ASSERT = re.compile(r"^assert\s*\(\s*['\"]?([\w ]+?)['\"]?\s+is\s+['\"]?([\w ]+?)['\"]?\s*\)\s*$")
+
+
+@dataclass
+class Call:
+    verb: str
+    args: list[str]
+
+    def text(self, subst: dict[str, str]) -> str:
+        return " ".join([self.verb.replace("_", " "), *(subst.get(a, a) for a in self.args)])
+
+
+@dataclass
+class Guard:
+    obj: str
+    condition: str
+    recovery: list[Call] = field(default_factory=list)
+    last_state: Optional[str] = None
+
+
+def _args(text: str) -> list[str]:
+    return [a.strip().strip("'\"").replace("_", " ").strip() for a in text.split(",") if a.strip().strip("'\"")]
+
+
+def parse_program(text: str) -> list[Call | Guard]:
+    """Calls and guards of a ProgPrompt-style function body (comments and junk ignored)."""
+    items: list[Call | Guard] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("def "):
+            break
+        else_part = None
+        if line.startswith("else"):
+            else_part = line.split(":", 1)[1].strip() if ":" in line else ""
+            if items and isinstance(items[-1], Guard) and else_part:
+                m = _CALL.match(else_part)
+                if m:
+                    items[-1].recovery.append(Call(m.group(1).lower(), _args(m.group(2))))
+            continue
+        m = _ASSERT.match(line)
+        if m:
+            items.append(Guard(m.group(1).replace("_", " ").strip(), m.group(2).replace("_", " ").strip()))
+            continue
+        m = _CALL.match(line)
+        if m and m.group(1).lower() not in ("print", "assert", "def", "return"):
+            items.append(Call(m.group(1).lower(), _args(m.group(2))))
+        if len(items) > MAX_CALLS:
+            break
+    return items
+
+
+@register_method("cowp_progprompt")
+class ProgPromptStyle(Method):
+    needs_llm = True
+    description = "COWP baseline ProgPrompt-style: a pythonic plan with asserts (parsed, never executed as Python)"
+    prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        t0 = time.perf_counter()
+        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
+        meter = UsageMeter()
+        try:
+            trial, world = start(task, ctx)
+            caller = LLMCaller(ctx.llm, meter, rec)
+            objects = ", ".join(f"'{trial.word(o).replace(' ', '_')}'" for o in trial.problem.objects
+                                if o != trial.robot)
+            fn = re.sub(r"[^a-z0-9]+", "_", trial.spec.paper.lower()).strip("_")
+            text = caller.ask("plan", render("progprompt.txt", objects=objects, function=fn), max_tokens=256,
+                              stop=("\ndef ", "\n\n\n"))
+            program = parse_program(text)
+            rec.event("plan", program=text, items=len(program), source="LLM")
+            error = self.execute(program, trial, world, Grounder(trial), caller, rec) if program else \
+                "the LLM wrote no program"
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        return finish(task, self.name, ctx, world, rec, meter, t0, error=error,
+                      metrics={"program_items": len(program) if text else 0, "tool_calls": 0})
+
+    def execute(self, program, trial, world, grounder: Grounder, caller: LLMCaller, rec) -> Optional[str]:
+        subst: dict[str, str] = {}
+        guards = [g for g in program if isinstance(g, Guard)]
+        seen: list[str] = []
+
+        def state() -> str:
+            return " ".join(seen) or "nothing unusual is observed."
+
+        def check(g: Guard) -> tuple[bool, Optional[str]]:
+            """State feedback on one guard (once per state); run its recovery if it fails.
+            Returns (recovered, error)."""
+            st = state()
+            if g.last_state == st:
+                return False, None
+            g.last_state = st
+            answer = caller.ask("state feedback", render("progprompt_state.txt", state=st,
+                                                         object=g.obj.replace(" ", "_"), condition=g.condition),
+                                max_tokens=4)
+            holds = not answer.strip().lower().startswith("f")
+            rec.event("feedback", guard=f"{g.obj} is {g.condition}", state=st, holds=holds)
+            if holds or not g.recovery:
+                return False, None
+            for c in g.recovery:
+                err = run_call(c, recovering=True)
+                if err:
+                    return False, err
+            if g.recovery[0].args:
+                subst[g.obj] = g.recovery[0].args[0]
+            return True, None
+
+        def run_call(c: Call, recovering: bool = False, depth: int = 0) -> Optional[str]:
+            text = c.text(subst)
+            gr = grounder.ground(text, world)
+            if gr.step is None:
+                rec.event("step", action=text, ok=False, reason=gr.reason)
+                return gr.reason
+            obs = world.observe(gr.step)
+            if obs and not recovering and depth < 2:
+                for o in obs:
+                    if o.text not in seen:
+                        seen.append(o.text)
+                words = [trial.word(a) for a in parse_step(gr.step)[1]]
+                for g in guards:
+                    if any(g.obj == w or g.obj in w or w in g.obj for w in words):
+                        recovered, err = check(g)
+                        if err:
+                            return err
+                        if recovered:
+                            return run_call(c, depth=depth + 1)  # the action again, on the recovered object
+            r = world.apply(gr.step)
+            rec.event("step", action=r.step, text=text, ok=r.ok, reason=r.reason or None)
+            return None if r.ok else r.reason
+
+        for item in program:
+            err = check(item)[1] if isinstance(item, Guard) else run_call(item)
+            if err:
+                return err
+        return None
