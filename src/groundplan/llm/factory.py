@@ -17,11 +17,20 @@ from groundplan.llm.transcript import RecordingLLM, ReplayLLM, TranscriptWriter
 
 BackendFactory = Callable[[LLMConfig], LLM]
 
+
+def _autogptp_replay(config: LLMConfig) -> LLM:
+    """AutoGPT+P's recorded GPT answers (``--llm autogptp-replay --model gpt-4|gpt-4-off|gpt-3|gpt-3-off``)."""
+    from groundplan.llm.autogptp_replay import AutoGPTPReplayLLM
+
+    return AutoGPTPReplayLLM.from_config(config)
+
+
 BACKENDS: Mapping[str, BackendFactory] = MappingProxyType({
     "embedded": EmbeddedLLM.from_config,
     "openai": OpenAICompatLLM.from_config,
     "replay": ReplayLLM.from_config,
     "scripted": ScriptedLLM.from_config,
+    "autogptp-replay": _autogptp_replay,
 })
 
 
