@@ -322,6 +322,11 @@ class FastDownwardPlanner:
         def limit() -> None:  # runs in the child
             with contextlib.suppress(ValueError, OSError):
                 resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+            with contextlib.suppress(Exception):  # die with the parent (Linux PR_SET_PDEATHSIG)
+                import ctypes
+                import signal
+
+                ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
 
         ts = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="gp-fd-") as tmp:
