@@ -1,0 +1,121 @@
+"""``goalsearch``: small-model planning by structure (issue 10).
+
+Per episode: build the domain and problem from the scene, rank candidate goals for the
+instruction (``search.GoalSearcher``: enumerated atoms, sentence embeddings, retrieved
+examples, decomposition, LM scoring), then plan them in rank order with the planner until
+one is valid and solvable (syntax and semantic checks, then the planner: the plan tool's
+self-correction without a second model call), execute the plan and score the final state
+on the task's gold goal. The gold goal is read only by ``execute_and_score``.
+
+Options come from ``ctx.config`` (keys of ``SearchOptions``, plus ``self_correction``
+and ``minilm_dir``); the ablation benchmark switches techniques off through them. Without an
+LLM in the context (or with ``lm_scoring: false``) it is the embedding-and-structure path
+alone."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import fields, replace
+from typing import Any, Mapping, Optional
+
+from groundplan.bench.task import Task
+from groundplan.errors import GoalError, GroundplanError
+from groundplan.methods.base import (
+    Episode, EpisodeStatus, Method, RunContext, TraceRecorder, execute_and_score, failed_episode, register_method,
+)
+from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
+
+
+def options_from(config: Mapping[str, Any]) -> SearchOptions:
+    names = {f.name for f in fields(SearchOptions)}
+    return replace(SearchOptions(), **{k: v for k, v in config.items() if k in names})
+
+
+@register_method("goalsearch")
+class GoalSearch(Method):
+    needs_llm = False
+    description = ("small-model planning: enumerated candidate goals scored by MiniLM embeddings, retrieved examples "
+                   "and LM log-probabilities; decomposition; self-correction by planning (issue 10)")
+    prompt_package = "groundplan.prompts.small_model"
+
+    def __init__(self) -> None:
+        self._searchers: dict[Any, GoalSearcher] = {}
+        self._lock = threading.Lock()
+
+    def searcher(self, config: Mapping[str, Any]) -> GoalSearcher:
+        opts = options_from(config)
+        key = (opts, config.get("minilm_dir"))
+        with self._lock:
+            s = self._searchers.get(key)
+            if s is None:
+                encoder = None
+                if opts.embeddings or opts.retrieval:
+                    from groundplan.llm.minilm import shared_minilm
+
+                    encoder = shared_minilm(config.get("minilm_dir"))
+                s = self._searchers[key] = GoalSearcher(encoder, options=opts)
+            return s
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        from groundplan.llm.types import UsageMeter
+        from groundplan.pddl.goal import check_goal, parse_goal
+        from groundplan.pddl.semantics import check_semantics
+        from groundplan.sim.pipeline import build, plan_and_check
+
+        t0 = time.perf_counter()
+        rec = TraceRecorder()
+        meter = UsageMeter()
+        if ctx.planner is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
+        config = dict(ctx.config or {})
+        self_correction = bool(config.get("self_correction", True))
+        try:
+            searcher = self.searcher(config)
+            pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
+            res = searcher.search(task.instruction, pt.domain, pt.problem,
+                                  llm=ctx.llm if searcher.options.lm_scoring else None, usage=meter)
+            rec.event("note", what="goal search", structure=res.structure, clauses=list(res.clauses),
+                      examples=[list(e) for e in res.examples], timings={k: round(v, 4) for k, v in res.timings.items()},
+                      candidates=[{"goal": g.text, "score": round(g.score, 4), "source": g.source,
+                                   "lm_logprob": None if g.lm_logprob is None else round(g.lm_logprob, 4)}
+                                  for g in res.goals])
+            tries = res.goals if self_correction else res.goals[:1]
+            out = None
+            goal_text: Optional[str] = None
+            last_error = "no candidate goal"
+            for g in tries:
+                goal_text = g.text
+                rec.event("goal", text=goal_text, source=g.source, score=round(g.score, 4))
+                try:
+                    f = parse_goal(goal_text)
+                    check_goal(f, pt.domain, pt.problem, typecheck=False)
+                    check_semantics(f, pt.domain, pt.problem, pt.skillset.semantic_conditions)
+                except GoalError as exc:
+                    last_error = str(exc)
+                    rec.event("feedback", kind="semantic", message=exc.feedback or str(exc))
+                    out = None
+                    continue
+                out = plan_and_check(pt, goal_text, ctx.planner, typecheck=False, timeout=ctx.planner_timeout)
+                rec.event("plan", status=out.status, steps=out.plan, cost=out.cost, seconds=round(out.seconds, 4),
+                          error=out.error)
+                if out.status == "solved":
+                    break
+                last_error = out.error or out.status
+                rec.event("feedback", kind="planner", message=last_error)
+            if out is None or out.status != "solved":
+                status = EpisodeStatus.UNSOLVABLE if out is not None and out.status == "unsolvable" \
+                    else EpisodeStatus.NO_PLAN
+                return Episode(task.id, self.name, status.value, False, goal=goal_text, error=last_error,
+                               usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
+                               seed=ctx.seed, metrics={"tool_calls": 1})
+            score = execute_and_score(pt, out.plan, task, rec)
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        ok = bool(score.success)
+        rec.event("result", success=ok, cost=score.cost)
+        return Episode(task.id, self.name, (EpisodeStatus.SUCCESS if ok else EpisodeStatus.FAILURE).value, ok,
+                       goal=goal_text, plan=out.plan, metrics={**score.metrics(), "tool_calls": 1},
+                       usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
+                       error=None if ok else (score.failure or "goal not reached"), seed=ctx.seed)

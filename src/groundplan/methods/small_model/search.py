@@ -1,0 +1,306 @@
+"""Goal search for small models: propose ranked candidate goals for an instruction in a
+scene, by structure rather than model size.
+
+1. Candidate atoms enumerated from the domain and the scene (type-correct, affordance-pruned),
+   each rendered as English phrases.
+2. Each atom scored by the MiniLM sentence-embedding similarity of its phrases to the
+   instruction, plus a prior over goal frames (predicate + agent roles + destination class)
+   from the most similar solved examples of the project's example pool.
+3. Structure: the instruction is decomposed into clauses ("... and then ...", lists), number
+   words ("two sodas") and quantifiers ("all the items on the table"); each part picks its
+   best atom; atoms about the same object are merged (the later clause wins: "pick up the
+   apple and move it to the trash" ends with the apple in the trash).
+4. The language model (the embedded SmolLM2 by default) scores the best few goals by their
+   log-probability after a few-shot prompt built from the retrieved examples (SayCan-style
+   scoring in goal space; the prompt prefix is shared, the candidates are scored in one pass
+   each).
+The result is a ranked list: the method plans the first, and on a planner or semantic error
+moves on to the next (the plan tool's self-correction).
+
+Nothing here reads a task's gold goal: only the instruction, the domain and the problem.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from groundplan.methods.small_model.candidates import (
+    CandidateAtom, CandidateOptions, SceneView, enumerate_atoms, scene_view,
+)
+from groundplan.methods.small_model.pool import Example, Retriever
+from groundplan.pddl.formula import Atom
+from groundplan.pddl.model import Domain, Problem
+
+NUMBER_WORDS = {"two": 2, "both": 2, "pair": 2, "couple": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3,
+                "4": 4, "5": 5}
+ALL_WORDS = ("all", "everything", "every", "each")
+_CLAUSE_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|;|\band then\b|\bthen\b|\band\b)\s*", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(it|them|this|that one)\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Every technique can be switched off for the ablation (benchmarks/small_model_ablation.py)."""
+
+    embeddings: bool = True  # MiniLM similarity of atom phrases to the instruction
+    retrieval: bool = True  # frame prior from the nearest pool examples (and few-shot context for the LM)
+    decomposition: bool = True  # clauses, number words, "all ..."
+    lm_scoring: bool = True  # rerank the best goals by LM log-probability
+    affordance_pruning: bool = True
+    source_phrases: bool = True  # "... from the table"
+    k_examples: int = 8  # retrieved examples for the frame prior
+    k_shots: int = 4  # of which in the LM prompt
+    lm_top: int = 4  # goals the LM reranks
+    w_pool: float = 0.3
+    w_lm: float = 0.15
+    temperature: float = 0.05  # softmax temperature over example similarities
+    max_goals: int = 6  # ranked goals returned (self-correction tries them in order)
+
+
+@dataclass(frozen=True)
+class GoalCandidate:
+    atoms: tuple[Atom, ...]
+    score: float
+    source: str  # single | clauses | count | all
+    lm_logprob: Optional[float] = None
+
+    @property
+    def text(self) -> str:
+        return "(and " + " ".join(a.pddl() for a in self.atoms) + ")"
+
+
+@dataclass
+class SearchResult:
+    goals: list[GoalCandidate]
+    structure: str
+    clauses: tuple[str, ...] = ()
+    examples: tuple[tuple[str, float], ...] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    lm_usage: Any = None
+
+
+class _SceneCache:
+    """Candidate atoms and their phrase embeddings per scene (same objects and facts)."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self.data: dict[Any, tuple[SceneView, list[CandidateAtom], np.ndarray, np.ndarray]] = {}
+
+    def get(self, key):
+        return self.data.get(key)
+
+    def put(self, key, value) -> None:
+        if len(self.data) >= self.size:
+            self.data.pop(next(iter(self.data)))
+        self.data[key] = value
+
+
+def _template(name: str) -> str:
+    return resources.files("groundplan.prompts.small_model").joinpath(name).read_text()
+
+
+class GoalSearcher:
+    def __init__(self, encoder, *, options: SearchOptions = SearchOptions(), retriever: Optional[Retriever] = None):
+        self.encoder = encoder
+        self.options = options
+        self.retriever = retriever if retriever is not None else (Retriever(encoder) if encoder is not None else None)
+        self._scenes = _SceneCache()
+        self._prompt = _template("prompt.txt")
+        self._shot = _template("example.txt")
+
+    # ------------------------------------------------------------------ scene
+
+    def scene(self, domain: Domain, problem: Problem):
+        key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
+               self.options.source_phrases)
+        hit = self._scenes.get(key)
+        if hit is None:
+            view = scene_view(domain, problem)
+            cands = enumerate_atoms(domain, problem, view, CandidateOptions(self.options.affordance_pruning,
+                                                                            self.options.source_phrases))
+            phrases = [p for c in cands for p in c.phrases]
+            owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
+            emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
+                else np.zeros((len(phrases), 1), dtype=np.float32)
+            hit = (view, cands, emb, owner)
+            self._scenes.put(key, hit)
+        return hit
+
+    # ------------------------------------------------------------------ scoring
+
+    def _atom_scores(self, q: Optional[np.ndarray], emb: np.ndarray, owner: np.ndarray, n: int) -> np.ndarray:
+        if q is None or not self.options.embeddings:
+            return np.zeros(n)
+        sims = emb @ q
+        best = np.full(n, -1.0)
+        np.maximum.at(best, owner, sims)
+        return best
+
+    def _prior(self, q: Optional[np.ndarray], cands: Sequence[CandidateAtom]) -> tuple[np.ndarray, list, float]:
+        """Frame prior from the nearest examples, the examples, and the expected number of parts."""
+        if q is None or self.retriever is None or not self.options.retrieval:
+            return np.zeros(len(cands)), [], 1.0
+        near = self.retriever.nearest(q, self.options.k_examples)
+        sims = np.array([s for _, s in near])
+        w = np.exp((sims - sims.max()) / self.options.temperature)
+        w /= w.sum()
+        frame_w: dict[str, float] = {}
+        for (ex, _), wi in zip(near, w):
+            for f in ex.frames:
+                frame_w[f] = frame_w.get(f, 0.0) + float(wi)
+        prior = np.array([frame_w.get(c.frame, 0.0) for c in cands])
+        parts = float(sum(wi * ex.parts for (ex, _), wi in zip(near, w)))
+        return prior, near, parts
+
+    def _scores(self, text: str, cands, emb, owner) -> tuple[np.ndarray, list, float, Optional[np.ndarray]]:
+        q = self.encoder.encode([text])[0] if self.encoder is not None else None
+        s = self._atom_scores(q, emb, owner, len(cands))
+        prior, near, parts = self._prior(q, cands)
+        return s + self.options.w_pool * prior, near, parts, q
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, instruction: str, domain: Domain, problem: Problem, *, llm=None, usage=None) -> SearchResult:
+        t0 = time.perf_counter()
+        view, cands, emb, owner = self.scene(domain, problem)
+        timings = {"scene": time.perf_counter() - t0}
+        if not cands:
+            return SearchResult([], "none", timings=timings)
+        t1 = time.perf_counter()
+        scores, near, parts, _ = self._scores(instruction, cands, emb, owner)
+        order = list(np.argsort(-scores))
+        timings["score"] = time.perf_counter() - t1
+
+        goals: list[GoalCandidate] = []
+        structure = "single"
+        clauses: tuple[str, ...] = ()
+        if self.options.decomposition:
+            words = _WORD.findall(instruction.lower())
+            multi: Optional[GoalCandidate] = None
+            if any(w in ALL_WORDS for w in words):
+                multi = self._all_group(instruction, words, cands, scores, order, view)
+            if multi is None:
+                k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
+                if k >= 2:
+                    multi = self._count_group(k, cands, scores, order)
+            if multi is None:
+                clauses = tuple(c for c in _CLAUSE_SPLIT.split(instruction) if c and _WORD.search(c))
+                if len(clauses) >= 2:
+                    multi = self._clause_goal(instruction, clauses, cands, scores, emb, owner)
+            if multi is not None and len(multi.atoms) >= 2:
+                goals.append(multi)
+                structure = multi.source
+        singles = [GoalCandidate((cands[i].atom,), float(scores[i]), "single") for i in order[:max(self.options.max_goals,
+                                                                                                   self.options.lm_top)]]
+        if structure == "single" and llm is not None and self.options.lm_scoring:
+            t2 = time.perf_counter()
+            singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
+            timings["lm"] = time.perf_counter() - t2
+        goals.extend(singles)
+        seen, ranked = set(), []
+        for g in goals:
+            if g.text not in seen:
+                seen.add(g.text)
+                ranked.append(g)
+        timings["total"] = time.perf_counter() - t0
+        return SearchResult(ranked[:self.options.max_goals], structure, clauses,
+                            tuple((e.instruction, round(s, 3)) for e, s in near[:self.options.k_shots]), timings)
+
+    # ------------------------------------------------------------------ structures
+
+    @staticmethod
+    def _pattern(c: CandidateAtom) -> tuple:
+        """An atom with its focus argument blanked: atoms sharing it differ only in the object."""
+        return (c.atom.predicate,) + tuple("_" if a == c.focus else a for a in c.atom.args)
+
+    def _count_group(self, k: int, cands, scores, order) -> Optional[GoalCandidate]:
+        best = cands[order[0]]
+        pat = self._pattern(best)
+        picked, focus = [], set()
+        for i in order:
+            c = cands[i]
+            if self._pattern(c) == pat and c.focus not in focus:
+                picked.append(i)
+                focus.add(c.focus)
+            if len(picked) == k:
+                break
+        if len(picked) < 2:
+            return None
+        return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])), "count")
+
+    def _all_group(self, instruction: str, words, cands, scores, order, view: SceneView) -> Optional[GoalCandidate]:
+        text = " " + " ".join(words) + " "
+        # a place the instruction names ("on the table", "from the second counter")
+        places = {p for p in view.place.values()}
+        named = [p for p in places if " " + view.words.get(p, p).replace("the ", "", 1) + " " in text]
+        if named:
+            # the longest name wins ("second counter" over "counter")
+            named.sort(key=lambda p: -len(view.words.get(p, p)))
+            here = {o for o, p in view.place.items() if p == named[0]}
+            pool = [i for i in order if cands[i].focus in here]
+        else:
+            pool = list(order)
+        if not pool:
+            return None
+        best = cands[pool[0]]
+        pat = self._pattern(best)
+        picked = [i for i in pool if self._pattern(cands[i]) == pat]
+        if named:
+            # the destination must not be where the things already are
+            picked = [i for i in picked if named[0] not in cands[i].atom.args]
+        if len(picked) < 2:
+            return None
+        return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])), "all")
+
+    def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner) -> Optional[GoalCandidate]:
+        chosen: list[int] = []
+        for cl in clauses:
+            s, _, _, _ = self._scores(cl, cands, emb, owner)
+            s = s + 0.5 * full_scores
+            i = int(np.argmax(s))
+            if _PRONOUN.search(cl) and chosen:
+                # "... and move it to the trash": the pronoun's object is the previous clause's
+                prev = cands[chosen[-1]].focus
+                same = [j for j in range(len(cands)) if cands[j].focus == prev]
+                if same:
+                    i = max(same, key=lambda j: s[j])
+            chosen.append(i)
+        # one atom per object: a later clause overrides an earlier one about the same object
+        by_focus: dict[str, int] = {}
+        for i in chosen:
+            by_focus.pop(cands[i].focus, None)
+            by_focus[cands[i].focus] = i
+        picked = list(by_focus.values())
+        if len(picked) < 2:
+            return None
+        return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
+                             "clauses")
+
+    # ------------------------------------------------------------------ language model
+
+    def prompt(self, instruction: str, near: Sequence[tuple[Example, float]]) -> str:
+        shots = [ex for ex, _ in near[:self.options.k_shots]] if self.options.retrieval else []
+        # most similar last, next to the instruction
+        body = "".join(self._shot.format(instruction=ex.instruction, goal=ex.goal) for ex in reversed(shots))
+        return self._prompt.format(examples=body.rstrip("\n"), instruction=instruction).rstrip("\n")
+
+    def _lm_rerank(self, instruction: str, singles: list[GoalCandidate], near, llm, usage, prefix_goals):
+        from groundplan.llm.goal_search import score_goals
+
+        top = singles[:self.options.lm_top]
+        prompt = self.prompt(instruction, near)
+        lps = score_goals(llm, prompt, [" " + g.text for g in top], usage=usage)
+        rescored = [GoalCandidate(g.atoms, g.score + self.options.w_lm * lp, g.source, lp)
+                    for g, lp in zip(top, lps)]
+        rescored.sort(key=lambda g: -g.score)
+        return rescored + singles[self.options.lm_top:]
+
+
+__all__ = ["GoalCandidate", "GoalSearcher", "SearchOptions", "SearchResult"]
