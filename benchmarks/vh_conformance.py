@@ -34,11 +34,13 @@ from groundplan.bench.datasets.eai import EAIProgram, check_vh_goal, eai_root, l
 from groundplan.world.virtualhome import VHGraph, VHWorld, parse_script_line  # noqa: E402
 
 RELATIONS = ("ON", "INSIDE", "CLOSE", "FACING", "HOLDS_RH", "HOLDS_LH", "BETWEEN", "SITTING")
+#: node states the evolving graph has (the skill set adds ProgPrompt's HEATED / WASHED / USED)
+STATES = ("CLOSED", "OPEN", "ON", "OFF", "SITTING", "DIRTY", "CLEAN", "LYING", "PLUGGED_IN", "PLUGGED_OUT")
 
 
 def _graph_sets(g: VHGraph) -> tuple[frozenset, frozenset]:
     return (frozenset(e for e in g.edges if e[1] in RELATIONS),
-            frozenset((n.id, s) for n in g.nodes for s in n.states))
+            frozenset((n.id, s) for n in g.nodes for s in n.states if s in STATES))
 
 
 def _diff(a: VHGraph, b: VHGraph) -> dict[str, list]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from groundplan.bench.datasets import autogptp, eai, saycan
+from groundplan.bench.datasets import autogptp, eai, progprompt, saycan
 from groundplan.bench.task import Task
 from groundplan.errors import ConfigError
 
@@ -50,6 +50,14 @@ register(DatasetSpec("cowp", _cowp.VERSION, "COWP's six dining tasks x 150 seede
                      "situations (Ding et al., Table 4)", _cowp.cowp_tasks))
 
 
+register(DatasetSpec("progprompt-env1", "progprompt-vh@56e6551",
+                     "ProgPrompt's 10 VirtualHome environment-1 tasks (initial and final graphs; goal conditions "
+                     "as ProgPrompt computes them)", progprompt.env1_tasks))
+register(DatasetSpec("progprompt-env2", "progprompt-vh@56e6551",
+                     "ProgPrompt's 10 VirtualHome environment-2 tasks (initial and final graphs)", progprompt.env2_tasks))
+register(DatasetSpec("progprompt-test_unseen", "progprompt-vh@56e6551",
+                     "ProgPrompt's test_unseen: the 10 environment-0 tasks BrainBody-LLM reports (initial graph "
+                     "derived from the final graphs)", progprompt.test_unseen_tasks))
 register(DatasetSpec("eai-virtualhome", "eai-eval@1.0.5",
                      "EAI's 342 VirtualHome programs (scene 1): initial/final graphs, gold scripts, symbolic goals",
                      eai.eai_tasks))

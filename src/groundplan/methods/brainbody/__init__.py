@@ -1,0 +1,219 @@
+"""``brainbody``: BrainBody-LLM (Bhat, Kaypak et al.) - a Brain-LLM writes numbered
+natural-language steps, a Body-LLM maps each to one low-level command or ``<pass>``, and the
+simulator's (or controller's) error on a failed command goes back to the Brain, which replans
+from the error step, at most K times (Algorithm 1).
+
+Registered variants (configuration keys in ``RunContext.config`` override the defaults):
+
+| method | Brain | Body | K |
+|---|---|---|---|
+| ``brainbody`` | LLM | LLM | 3 |
+| ``brainbody_nofb`` | LLM | LLM | 0 (BB-LLM without feedback) |
+| ``brainbody_embed`` | LLM | MiniLM embedding matching | 3 |
+| ``brainbody_oracle`` | gold plan | gold command per step | 3 (proves the loop) |
+
+Config keys: ``K``, ``brain`` (llm / oracle), ``body`` (llm / embedding / oracle),
+``planning_examples`` (how many), ``execution_examples``, ``env_limit`` (triplets shown),
+``temperature``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar, Mapping
+
+from groundplan.bench.task import Task
+from groundplan.errors import GroundplanError
+from groundplan.methods.base import (
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    failed_episode,
+    new_meter,
+    register_method,
+)
+from groundplan.methods.brainbody.agents import (
+    PASS,
+    EmbeddingBody,
+    GoldPlan,
+    LLMBody,
+    LLMBrain,
+    OracleBody,
+    OracleBrain,
+    verbalise_vh,
+)
+from groundplan.methods.brainbody.algorithm import brainbody_loop, episode_metrics
+from groundplan.methods.brainbody.envs import make_env
+
+DEFAULT_PLANNING_EXAMPLES = ("refrigerate the salmon", "turn off the table lamp", "put the soap in the bathroomcabinet",
+                             "bring my book to the sofa", "wash mug")
+
+
+# ------------------------------------------------------------------------------- examples
+
+
+def vh_command_text(command: str) -> str:
+    """A gold script line as the paper's Body examples write it (no ids): ``<char0> [walk] <kitchen>``."""
+    import re
+
+    m = re.search(r"\[(\w+)\]", command)
+    objs = re.findall(r"<([^<>]+)>\s*\(", command)
+    return "<char0> [" + (m.group(1).lower() if m else "?") + "]" + "".join(f" <{o}>" for o in objs)
+
+
+def vh_planning_examples(n: int = 3) -> str:
+    from groundplan.bench.datasets.progprompt import train_tasks
+
+    by_name = {t.name: t for t in train_tasks()}
+    out = []
+    for name in [x for x in DEFAULT_PLANNING_EXAMPLES if x in by_name][:n]:
+        t = by_name[name]
+        steps = [s for s, _ in t.steps if s.strip().lower().rstrip(".") != "done"]
+        out.append(f"High-level Instruction: {name}\nStep-by-step Plans:\n" +
+                   "\n".join(f"{i}: {s}" for i, s in enumerate(steps)) + f"\n{len(steps)}: Done.")
+    return "\n\n".join(out)
+
+
+def vh_execution_examples(n: int = 8) -> str:
+    """Step -> command pairs from the training set (steps with exactly one command), and
+    ``<pass>`` for steps without one, with the paper's explanations."""
+    from groundplan.bench.datasets.progprompt import train_tasks
+
+    singles, passes, seen = [], [], set()
+    for t in train_tasks():
+        for s, cmds in t.steps:
+            s = s.strip()
+            if s.lower().rstrip(".") == "done" or s.lower() in seen:
+                continue
+            if len(cmds) == 1:
+                act = vh_command_text(cmds[0]).split("[")[1].split("]")[0]
+                if act not in {x[2] for x in singles}:
+                    singles.append((s, vh_command_text(cmds[0]), act))
+                    seen.add(s.lower())
+            elif not cmds and len(passes) < 2:
+                passes.append(s)
+                seen.add(s.lower())
+    out = []
+    for s, c, act in singles[: max(1, n - len(passes))]:
+        objs = " and ".join(c.split("> <")[1:]).replace(">", "").replace("<", "") or "the object"
+        out.append(f"Description: {s}\nAction Plan: {c}\nExplanation: Since there exists a {act} action that is "
+                   f"executable by the simulator and {objs} in the simulator, this action plan will satisfy the given "
+                   f"description.")
+    for s in passes:
+        out.append(f"Description: {s}\nAction Plan: <pass>\nExplanation: There is no action that is executable by "
+                   f"the simulator for this step, so I should not generate an action plan but simply pass it.")
+    return "\n\n".join(out)
+
+
+def gold_plan(task: Task) -> GoldPlan:
+    ex = task.extras
+    if ex.get("gold_plan") is not None:  # tabletop: [{step, command}]
+        return GoldPlan([g["step"] for g in ex["gold_plan"]], [g.get("command") for g in ex["gold_plan"]])
+    if ex.get("gold_steps"):
+        return GoldPlan.from_annotation(ex["gold_steps"], verbalise_vh)
+    if ex.get("gold_script"):
+        return GoldPlan.from_annotation([{"step": "000000", "script": ex["gold_script"]}], verbalise_vh)
+    raise GroundplanError(f"task {task.id} has no gold plan for an oracle Brain/Body")
+
+
+# ------------------------------------------------------------------------------- method
+
+
+class BrainBodyMethod(Method):
+    defaults: ClassVar[Mapping[str, Any]] = {"K": 3, "brain": "llm", "body": "llm"}
+    prompt_package = "groundplan.prompts.brainbody"
+
+    def _config(self, ctx: RunContext) -> dict[str, Any]:
+        cfg = {"planning_examples": 3, "execution_examples": 8, "env_limit": 40, "temperature": 0.0}
+        cfg.update(self.defaults)
+        cfg.update(dict(ctx.config or {}))
+        return cfg
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        t0 = time.perf_counter()
+        cfg = self._config(ctx)
+        rec = TraceRecorder()
+        meter = new_meter()
+        if "llm" in (cfg["brain"], cfg["body"]) and ctx.llm is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)",
+                                  seed=ctx.seed)
+        try:
+            env = make_env(task)
+            spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
+            brain, body = self._roles(task, ctx, cfg, env, spec, meter, rec)
+            res = brainbody_loop(task.instruction, brain, body, env, K=int(cfg["K"]), recorder=rec,
+                                 agent=getattr(env, "agent", "a virtual agent"), env_limit=int(cfg["env_limit"]))
+            score = env.score()
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        rec.event("result", success=score.success, gcr=score.gcr, **{k: v for k, v in score.detail.items()})
+        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
+        return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal,
+                       plan=tuple(res.commands),
+                       metrics=episode_metrics(res, score, {"K": int(cfg["K"]), "brain": cfg["brain"],
+                                                            "body": cfg["body"]}),
+                       usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
+                       error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
+                       seed=ctx.seed)
+
+    def _roles(self, task, ctx, cfg, env, spec, meter, rec):
+        gold = None
+        if "oracle" in (cfg["brain"], cfg["body"]):
+            gold = gold_plan(task)
+        temp = float(cfg["temperature"])
+        if cfg["brain"] == "oracle":
+            brain = OracleBrain(gold)
+        else:
+            plan_ex = spec["planning_examples"] if spec else vh_planning_examples(int(cfg["planning_examples"]))
+            fb_ex = spec["feedback_examples"] if spec else _vh_feedback_examples()
+            brain = LLMBrain(ctx.llm, plan_ex, fb_ex, meter, rec, temperature=temp, seed=ctx.seed)
+        agent = getattr(env, "agent", "a virtual agent")
+        if cfg["body"] == "oracle":
+            body = OracleBody(gold)
+        elif cfg["body"] == "embedding":
+            render = spec["render"] if spec else (lambda a, objs: "<char0> [" + a + "]" + "".join(f" <{o}>" for o in objs))
+            body = EmbeddingBody(list(env.actions), env.object_list(), render)
+        else:
+            ex = spec["execution_examples"] if spec else vh_execution_examples(int(cfg["execution_examples"]))
+            syntax = spec["syntax"] if spec else "<char0> [action] <object> <object>"
+            body = LLMBody(ctx.llm, ex, env.object_list(), list(env.actions), syntax, agent, meter, rec,
+                           seed=ctx.seed, temperature=temp)
+        return brain, body
+
+
+def _vh_feedback_examples() -> str:
+    from groundplan.prompts.brainbody import load_text
+
+    return load_text("vh_feedback_examples.txt")
+
+
+@register_method("brainbody")
+class BrainBody(BrainBodyMethod):
+    description = "BrainBody-LLM: Brain-LLM plans, Body-LLM maps steps to commands, simulator errors fed back (K=3)"
+    defaults = {"K": 3, "brain": "llm", "body": "llm"}
+
+
+@register_method("brainbody_nofb")
+class BrainBodyNoFeedback(BrainBodyMethod):
+    description = "BrainBody-LLM without feedback (K=0)"
+    defaults = {"K": 0, "brain": "llm", "body": "llm"}
+
+
+@register_method("brainbody_embed")
+class BrainBodyEmbedding(BrainBodyMethod):
+    description = "BrainBody-LLM with embedding matching (MiniLM) as the Body"
+    defaults = {"K": 3, "brain": "llm", "body": "embedding"}
+
+
+@register_method("brainbody_oracle")
+class BrainBodyOracle(BrainBodyMethod):
+    description = "BrainBody loop with the gold plan as Brain and the gold command per step as Body (no LLM)"
+    needs_llm = False
+    defaults = {"K": 3, "brain": "oracle", "body": "oracle"}
+
+
+__all__ = ["BrainBodyMethod", "BrainBody", "BrainBodyNoFeedback", "BrainBodyEmbedding", "BrainBodyOracle",
+           "vh_planning_examples", "vh_execution_examples", "gold_plan", "PASS"]

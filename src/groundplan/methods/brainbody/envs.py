@@ -1,0 +1,293 @@
+"""The environments BrainBody-LLM acts in, behind one small interface: what the prompts
+show (objects, actions, environment triplets), executing one low-level command (with the
+simulator's or controller's error message), and scoring the final state.
+
+- ``VHEnv``: a VirtualHome graph and the ``virtualhome`` skill set. Commands are script
+  lines (``<char0> [putin] <salmon> (327) <fridge> (305)``); an object written without an id
+  (``<char0> [walk] <kitchen>``, as the paper's Body examples do) is resolved to a node of that
+  class: one in the character's hands, else the last one used, else one the character is
+  close to, else the smallest id.
+- ``TabletopEnv`` (in ``groundplan.methods.brainbody.tabletop``): the Franka tabletop.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Optional, Protocol, Sequence
+
+from groundplan.bench.task import Task
+from groundplan.world.virtualhome import (
+    ScriptError,
+    ScriptLine,
+    VHGraph,
+    VHWorld,
+    parse_script_line,
+    read_vh_graph_file,
+)
+
+#: the action list BrainBody-LLM's VirtualHome prompts give (Appendix A)
+VH_ACTIONS = ("walk", "run", "walktowards", "walkforward", "turnleft", "turnright", "sit", "standup", "grab",
+              "open", "close", "put", "putin", "switchon", "switchoff", "drink", "touch", "lookat")
+#: classes left out of object lists and environment triplets (structure, not things)
+STRUCTURE = frozenset({"wall", "floor", "ceiling", "door", "doorjamb", "window", "walllamp", "ceilinglamp", "rug",
+                       "curtains", "wallpictureframe", "character"})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    message: str = ""
+    command: str = ""  # the command as executed (ids resolved)
+
+
+@dataclass(frozen=True)
+class Score:
+    success: bool
+    gcr: float
+    detail: Mapping[str, Any]
+
+
+class Environment(Protocol):
+    actions: Sequence[str]
+
+    def object_list(self) -> list[str]: ...
+
+    def environment_info(self, task: str = "", limit: int = 60) -> str: ...
+
+    def execute(self, command: str) -> Outcome: ...
+
+    def score(self) -> Score: ...
+
+
+class VHEnv:
+    """One episode in VirtualHome: the task's initial graph, a session, and its scorer."""
+
+    def __init__(self, task: Task, *, actions: Sequence[str] = VH_ACTIONS):
+        self.task = task
+        self.actions = tuple(actions)
+        path = Path(task.scene_file)
+        self.initial = read_vh_graph_file(path)
+        self.world = VHWorld(self.initial)
+        self.session = self.world.session()
+        self.char = self.initial.character(0)
+        self._last: dict[str, int] = {}
+        self.executed: list[str] = []  # script lines that executed
+
+    # -- prompts
+    def object_list(self) -> list[str]:
+        return sorted({n.class_name for n in self.initial.nodes if n.class_name not in STRUCTURE})
+
+    def graph(self) -> VHGraph:
+        return self.session.graph()
+
+    def environment_info(self, task: str = "", limit: int = 60) -> str:
+        """Relational triplets ``(subject:predicate:object)``: the character's room and hands,
+        then states and ON / INSIDE relations, objects named in ``task`` first."""
+        g = self.graph()
+        words = set(re.findall(r"[a-z]+", task.lower()))
+        cls = {n.id: n.class_name for n in g.nodes}
+
+        def rank(name: str) -> int:
+            return 0 if name in words or any(w in name for w in words if len(w) > 3) else 1
+
+        trip: list[tuple[int, str]] = []
+        for f, r, t in g.edges:
+            if f == self.char.id and r in ("INSIDE", "HOLDS_RH", "HOLDS_LH", "ON"):
+                rel = {"HOLDS_RH": "holds", "HOLDS_LH": "holds"}.get(r, r.lower())
+                trip.append((-1, f"(character:{rel}:{cls.get(t)})"))
+        for n in g.nodes:
+            if n.class_name in STRUCTURE or n.category == "Rooms":
+                continue
+            for s in n.states:
+                if s in ("CLEAN", "DIRTY", "PLUGGED_IN", "PLUGGED_OUT"):
+                    continue
+                trip.append((rank(n.class_name), f"({n.class_name}:is:{s.lower()})"))
+        for f, r, t in g.edges:
+            if r not in ("ON", "INSIDE") or f == self.char.id:
+                continue
+            a, b = cls.get(f), cls.get(t)
+            if a is None or b is None or a in STRUCTURE or b in STRUCTURE:
+                continue
+            if g.node(t) is not None and g.node(t).category == "Rooms":
+                continue
+            trip.append((min(rank(a), rank(b)), f"({a}:{r.lower()}:{b})"))
+        trip.sort(key=lambda x: x[0])
+        seen = list(dict.fromkeys(t for _, t in trip))
+        return ", ".join(seen[:limit])
+
+    # -- acting
+    def resolve(self, line: ScriptLine) -> ScriptLine:
+        g = self.graph()
+        held = {t for f, r, t in g.edges if f == self.char.id and r in ("HOLDS_RH", "HOLDS_LH")}
+        close = {t for f, r, t in g.edges if f == self.char.id and r == "CLOSE"}
+        args = []
+        for cls, node_id in line.args:
+            if node_id >= 0 and g.node(node_id) is not None:
+                args.append((cls, node_id))
+                continue
+            cands = [n.id for n in g.nodes if n.class_name == cls]
+            if not cands:
+                args.append((cls, node_id))  # reported as not found
+                continue
+            pick = (next((c for c in cands if c in held), None) if line.action.startswith("PUT") else None) \
+                or (self._last.get(cls) if self._last.get(cls) in cands else None) \
+                or next((c for c in sorted(cands) if c in close), None) or min(cands)
+            args.append((cls, pick))
+        return ScriptLine(line.action, tuple(args), line.char)
+
+    def execute(self, command: str) -> Outcome: ...
+
+    def score(self) -> Score: ...
+
+
+class VHEnv:
+    """One episode in VirtualHome: the task's initial graph, a session, and its scorer."""
+
+    def __init__(self, task: Task, *, actions: Sequence[str] = VH_ACTIONS):
+        self.task = task
+        self.actions = tuple(actions)
+        path = Path(task.scene_file)
+        self.initial = read_vh_graph_file(path)
+        self.world = VHWorld(self.initial)
+        self.session = self.world.session()
+        self.char = self.initial.character(0)
+        self._last: dict[str, int] = {}
+        self.executed: list[str] = []  # script lines that executed
+
+    # -- prompts
+    def object_list(self) -> list[str]:
+        return sorted({n.class_name for n in self.initial.nodes if n.class_name not in STRUCTURE})
+
+    def graph(self) -> VHGraph:
+        return self.session.graph()
+
+    def environment_info(self, task: str = "", limit: int = 60) -> str:
+        """Relational triplets ``(subject:predicate:object)``: the character's room and hands,
+        then states and ON / INSIDE relations, objects named in ``task`` first."""
+        g = self.graph()
+        words = set(re.findall(r"[a-z]+", task.lower()))
+        cls = {n.id: n.class_name for n in g.nodes}
+
+        def rank(name: str) -> int:
+            return 0 if name in words or any(w in name for w in words if len(w) > 3) else 1
+
+        trip: list[tuple[int, str]] = []
+        for f, r, t in g.edges:
+            if f == self.char.id and r in ("INSIDE", "HOLDS_RH", "HOLDS_LH", "ON"):
+                rel = {"HOLDS_RH": "holds", "HOLDS_LH": "holds"}.get(r, r.lower())
+                trip.append((-1, f"(character:{rel}:{cls.get(t)})"))
+        for n in g.nodes:
+            if n.class_name in STRUCTURE or n.category == "Rooms":
+                continue
+            for s in n.states:
+                if s in ("CLEAN", "DIRTY", "PLUGGED_IN", "PLUGGED_OUT"):
+                    continue
+                trip.append((rank(n.class_name), f"({n.class_name}:is:{s.lower()})"))
+        for f, r, t in g.edges:
+            if r not in ("ON", "INSIDE") or f == self.char.id:
+                continue
+            a, b = cls.get(f), cls.get(t)
+            if a is None or b is None or a in STRUCTURE or b in STRUCTURE:
+                continue
+            if g.node(t) is not None and g.node(t).category == "Rooms":
+                continue
+            trip.append((min(rank(a), rank(b)), f"({a}:{r.lower()}:{b})"))
+        trip.sort(key=lambda x: x[0])
+        seen = list(dict.fromkeys(t for _, t in trip))
+        return ", ".join(seen[:limit])
+
+    # -- acting
+    def resolve(self, line: ScriptLine) -> ScriptLine:
+        g = self.graph()
+        held = {t for f, r, t in g.edges if f == self.char.id and r in ("HOLDS_RH", "HOLDS_LH")}
+        close = {t for f, r, t in g.edges if f == self.char.id and r == "CLOSE"}
+        args = []
+        for cls, node_id in line.args:
+            if node_id >= 0 and g.node(node_id) is not None:
+                args.append((cls, node_id))
+                continue
+            cands = [n.id for n in g.nodes if n.class_name == cls]
+            if not cands:
+                args.append((cls, node_id))  # reported as not found
+                continue
+            pick = (next((c for c in cands if c in held), None) if line.action.startswith("PUT") else None) \
+                or (self._last.get(cls) if self._last.get(cls) in cands else None) \
+                or next((c for c in sorted(cands) if c in close), None) or min(cands)
+            args.append((cls, pick))
+        return ScriptLine(line.action, tuple(args), line.char)
+
+    def parse(self, command: str) -> ScriptLine:
+        text = command.strip()
+        # ids may be missing: "<char0> [walk] <kitchen>" -> id -1 (resolved by class)
+        text = re.sub(r"<([^<>]+)>(?!\s*\()", lambda m: m.group(0) if m.group(1).startswith("char") else
+                      f"<{m.group(1)}> (-1)", text)
+        text = text.replace("(-1)", "(0.-1)")
+        line = parse_script_line(text.replace("0.-1", "-1") if False else text)
+        return line
+
+    def execute(self, command: str) -> Outcome:
+        try:
+            line = _parse_command(command)
+        except ScriptError as exc:
+            return Outcome(False, str(exc), command.strip())
+        line = self.resolve(line)
+        res = self.session.execute(line)
+        if res.ok:
+            for cls, node_id in line.args:
+                self._last[cls] = node_id
+            self.executed.append(line.text(char=False))
+        return Outcome(res.ok, res.message, line.text(char=True, lower=True))
+
+    # -- scoring
+    def score(self) -> Score:
+        final = self.graph()
+        ex = self.task.extras
+        if ex.get("final_graph_file"):
+            from groundplan.bench.datasets.progprompt import progprompt_eval
+
+            gt = read_vh_graph_file(ex["final_graph_file"])
+            s = progprompt_eval(self.initial, gt, final)
+            return Score(s.sr, s.gcr, {"unsatisfied": list(s.unsatisfied), "conditions": s.total})
+        if ex.get("vh_goal") is not None:
+            from groundplan.bench.datasets.eai import check_vh_goal
+
+            c = check_vh_goal(final, ex["vh_goal"], self.executed)
+            return Score(c.success, c.gcr, {"unsatisfied": list(c.unsatisfied), "conditions": c.total})
+        if self.task.goal:
+            from groundplan.pddl.goal import parse_goal
+            from groundplan.pddl.state import evaluate_goal
+
+            rep = evaluate_goal(parse_goal(self.task.goal), self.world.domain, self.world.problem,
+                                self.session.facts)
+            return Score(rep.success, rep.gcr, {"unsatisfied": list(rep.unsatisfied)})
+        return Score(False, 0.0, {"unsatisfied": ["no goal"]})
+
+
+_ID_LESS = re.compile(r"<([^<>]+)>(?!\s*\()")
+
+
+def _parse_command(command: str) -> ScriptLine:
+    """A Body command: ``<char0> [putin] <salmon> (327) <fridge> (305)``; ids may be left
+    out (``<char0> [walk] <kitchen>``) and are then -1 (resolved by class)."""
+    text = command.strip().strip("`").strip()
+    m = re.search(r"(<char\d+>\s*)?\[\w+\].*", text)
+    if not m:
+        raise ScriptError(f"not a command: '{text[:80]}' (expected '<char0> [action] <object> (id)')")
+    text = m.group(0).splitlines()[0]
+    text = _ID_LESS.sub(lambda mm: mm.group(0) if re.fullmatch(r"char\d+", mm.group(1)) else f"<{mm.group(1)}> (999999999)",
+                        text)
+    line = parse_script_line(text)
+    return ScriptLine(line.action, tuple((c, -1 if i == 999999999 else i) for c, i in line.args), line.char)
+
+
+def make_env(task: Task) -> "Environment":
+    if task.skillset == "tabletop":
+        from groundplan.methods.brainbody.tabletop import TabletopEnv
+
+        return TabletopEnv(task)
+    return VHEnv(task)
+
+
+__all__ = ["VH_ACTIONS", "STRUCTURE", "Outcome", "Score", "Environment", "VHEnv", "make_env"]
