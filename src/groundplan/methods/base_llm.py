@@ -1,0 +1,102 @@
+"""``base_llm``: BrainBody-LLM's Base-LLM baseline - one LLM, prompted with task-to-program
+examples from the same training set, writes the low-level commands straight from the task
+instruction; they are executed in order, a failing command is skipped, and nothing is fed
+back (no Body, no intermediate natural-language plan, no feedback)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from groundplan.bench.task import Task
+from groundplan.errors import GroundplanError
+from groundplan.methods.base import (
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    failed_episode,
+    new_meter,
+    register_method,
+)
+from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, vh_command_text
+from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
+from groundplan.methods.brainbody.envs import make_env
+
+MAX_COMMANDS = 40
+
+
+def vh_program_examples(n: int = 3) -> str:
+    from groundplan.bench.datasets.progprompt import train_tasks
+
+    by_name = {t.name: t for t in train_tasks()}
+    out = []
+    for name in [x for x in DEFAULT_PLANNING_EXAMPLES if x in by_name][:n]:
+        cmds = [vh_command_text(c) for c in by_name[name].script]
+        out.append(f"High-level Instruction: {name}\nProgram:\n" + "\n".join(cmds))
+    return "\n\n".join(out)
+
+
+def read_commands(text: str) -> list[str]:
+    out = []
+    for line in (text or "").splitlines():
+        if re.match(r"^\s*(High-level Instruction|Program)\s*:", line):
+            if out:
+                break
+            continue
+        m = re.search(r"(<(?:char\d+|rob\d+)>\s*)?\[\w+\][^\n]*", line)
+        if m:
+            out.append(m.group(0).strip())
+        if len(out) >= MAX_COMMANDS:
+            break
+    return out
+
+
+@register_method("base_llm")
+class BaseLLM(Method):
+    description = "Base-LLM: one LLM writes the commands directly from the task (no Body, no feedback)"
+    prompt_package = "groundplan.prompts.brainbody"
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        from groundplan.prompts.brainbody import load
+
+        t0 = time.perf_counter()
+        rec = TraceRecorder()
+        meter = new_meter()
+        if ctx.llm is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)", seed=ctx.seed)
+        cfg = {"examples": 3, "env_limit": 40, "temperature": 0.0, **dict(ctx.config or {})}
+        try:
+            env = make_env(task)
+            spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
+            prompt = load("base_llm.txt").substitute(
+                agent=getattr(env, "agent", "a virtual agent"),
+                syntax=spec["syntax"] if spec else "<char0> [action] <object> <object>",
+                examples=spec["program_examples"] if spec else vh_program_examples(int(cfg["examples"])),
+                objects=", ".join(env.object_list()), actions=", ".join(env.actions),
+                environment=env.environment_info(task.instruction, int(cfg["env_limit"])), task=task.instruction)
+            c = ctx.llm.chat(prompt, max_tokens=400, temperature=float(cfg["temperature"]), seed=ctx.seed, usage=meter)
+            rec.llm_call("program", prompt, c)
+            commands = read_commands(c.text)
+            rec.event("plan", source="llm", steps=commands)
+            res = LoopResult(commands)
+            for i, cmd in enumerate(commands):
+                out = env.execute(cmd)
+                res.commands.append(out.command or cmd)
+                res.executed += int(out.ok)
+                rec.event("step", index=i, command=out.command or cmd, ok=out.ok, reason=out.message or None)
+            score = env.score()
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        rec.event("result", success=score.success, gcr=score.gcr)
+        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
+        return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),
+                       metrics=episode_metrics(res, score), usage=meter.summary(),
+                       wall_time=time.perf_counter() - t0, trace=rec.freeze(),
+                       error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
+                       seed=ctx.seed)
+
+
+__all__ = ["BaseLLM", "read_commands", "vh_program_examples"]

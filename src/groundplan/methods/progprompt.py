@@ -1,0 +1,214 @@
+"""``progprompt``: ProgPrompt (Singh et al.) as BrainBody-LLM compares against it. The LLM
+completes a pythonic program (``def microwave_salmon():`` after an ``from actions import ...``
+header, the scene's ``objects = [...]`` and three example programs with ``# step`` comments
+and ``assert(...)`` / ``else:`` recovery). The program is parsed, never run as Python:
+
+- ``# comment`` lines open a sub-goal; at most 10 actions are tried per sub-goal;
+- ``assert('close' to 'mug')`` asks the LLM whether it holds, given what the agent sees
+  (states and relations of the objects it is close to, what it holds) - the original's
+  state-check prompt; an ``else: action`` line after it runs only when the answer is False;
+- ``find('mug')`` / ``walk('kitchen')`` pick one node of the class (at random, seeded; the
+  pick is remembered), other actions take the only node of the class, else the one found,
+  else one at random; ``putin('mug', 'sink')`` needs the first object in the hands.
+
+Executability is executed actions / attempted actions, as in the original's run_execution.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from typing import Optional
+
+from groundplan.bench.task import Task
+from groundplan.errors import GroundplanError
+from groundplan.methods.base import (
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    failed_episode,
+    new_meter,
+    register_method,
+)
+from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
+from groundplan.methods.brainbody.envs import VHEnv
+
+DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the_lime", "wash_mug",
+                    "refrigerate_the_salmon", "bring_me_some_fruit", "wash_clothes", "put_apple_in_fridge")
+MAX_PER_SUBGOAL = 10
+_WORD = re.compile(r"\b[a-z][a-z0-9_]*")
+
+
+def program_prompt(objects: list[str], task: str, n_examples: int = 3) -> str:
+    from groundplan.bench.datasets.progprompt import pythonic_plans
+    from groundplan.prompts.progprompt import load
+
+    plans = pythonic_plans()
+    parts = [load("header.txt").substitute(objects=repr(objects))]
+    parts += [plans[k] for k in DEFAULT_EXAMPLES[:n_examples] if k in plans]
+    fn = "_".join(task.split(" "))
+    return "\n\n".join(parts) + f"\n\ndef {fn}():\n\t"
+
+
+def subgoals(program: str) -> list[tuple[str, list[str]]]:
+    """(sub-goal comment, lines) in order; lines before the first comment go to '0'."""
+    out: list[tuple[str, list[str]]] = [("0", [])]
+    for raw in program.split("\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        if "#" in line:
+            out.append((line.split("#", 1)[1].strip(), []))
+        else:
+            out[-1][1].append(line)
+    return [(g, ls) for g, ls in out if ls]
+
+
+class _Agent:
+    """The original's execution loop state (found ids, what the agent sees)."""
+
+    def __init__(self, env: VHEnv, rng: random.Random):
+        self.env = env
+        self.rng = rng
+        self.found: Optional[int] = None
+
+    def graph(self):
+        return self.env.graph()
+
+    def held(self) -> list[int]:
+        g = self.graph()
+        return [t for f, r, t in g.edges if f == self.env.char.id and r.startswith("HOLDS")]
+
+    def sees(self) -> str:
+        """States of the objects the agent is close to, relations among them, what it holds."""
+        g = self.graph()
+        close = [t for f, r, t in g.edges if f == self.env.char.id and r == "CLOSE"]
+        cls = {n.id: n.class_name for n in g.nodes}
+        names = {cls[i] for i in close if i in cls}
+        items = []
+        for n in g.nodes:
+            if n.class_name in names:
+                items.append(n.class_name + (" is " + " and ".join(n.states) if n.states else ""))
+        for f, r, t in g.edges:
+            if f in close and t in close and r not in ("CLOSE", "FACING"):
+                items.append(f"{cls[f]} {r} {cls[t]}")
+        text = ", ".join(dict.fromkeys(items))
+        held = [cls[i] for i in self.held() if i in cls]
+        if held:
+            text += f". You have {', '.join(held)}. "
+        return text
+
+    def ids(self, name: str) -> list[int]:
+        return sorted(n.id for n in self.graph().nodes if n.class_name == name)
+
+    def script(self, words: list[str]) -> Optional[str]:
+        """The original's translation of a parsed action into a script line (None: skipped)."""
+        if len(words) == 3 and "put" in words[0]:
+            held = set(self.held())
+            id1 = [i for i in self.ids(words[1]) if i in held]
+            id2 = self.ids(words[2])
+            if not id1 or not id2:
+                return None
+            a = id1[0] if len(id1) == 1 else self.rng.choice(id1)
+            b = id2[0] if len(id2) == 1 else (self.found if self.found in id2 else self.rng.choice(id2))
+            return f"<char0> [{words[0]}] <{words[1]}> ({a}) <{words[2]}> ({b})"
+        if len(words) == 2 and words[0] not in ("find", "walk"):
+            ids = self.ids(words[1])
+            if not ids:
+                return None
+            a = ids[0] if len(ids) == 1 else (self.found if self.found in ids else self.rng.choice(ids))
+            return f"<char0> [{words[0]}] <{words[1]}> ({a})"
+        if len(words) == 2:
+            ids = self.ids(words[1])
+            if not ids:
+                return None
+            self.found = self.rng.choice(ids)
+            return f"<char0> [{words[0]}] <{words[1]}> ({self.found})"
+        if len(words) == 1:
+            return f"<char0> [{words[0]}]"
+        return None
+
+
+@register_method("progprompt")
+class ProgPrompt(Method):
+    description = "ProgPrompt: pythonic program with assert/else recovery, parsed and executed step by step"
+    prompt_package = "groundplan.prompts.progprompt"
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        from groundplan.prompts.progprompt import load
+
+        t0 = time.perf_counter()
+        rec = TraceRecorder()
+        meter = new_meter()
+        if ctx.llm is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)", seed=ctx.seed)
+        if task.skillset != "virtualhome":
+            return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, "ProgPrompt runs on VirtualHome tasks",
+                                  seed=ctx.seed)
+        cfg = {"examples": 3, "temperature": 0.0, **dict(ctx.config or {})}
+        try:
+            env = VHEnv(task)
+            prompt = program_prompt(sorted({n.class_name for n in env.initial.nodes}), task.instruction,
+                                    int(cfg["examples"]))
+            c = ctx.llm.chat(prompt, max_tokens=600, temperature=float(cfg["temperature"]), stop=("def ",),
+                             seed=ctx.seed, usage=meter)
+            rec.llm_call("program", prompt, c)
+            program = c.text
+            rec.event("plan", source="llm", steps=program.split("\n"))
+            agent = _Agent(env, random.Random(ctx.seed))
+            res = LoopResult(program.split("\n"))
+            total = 0
+            check = ""
+            last_assert = None
+            for goal, lines in subgoals(program):
+                step = 1
+                for action in lines:
+                    if step > MAX_PER_SUBGOAL:
+                        break
+                    if "grab('wallphone')" in action:
+                        continue
+                    if "assert" in action:
+                        last_assert = action
+                        objs = _WORD.findall(action)[1::2]
+                        seen = [x.strip() for x in agent.sees().split(",") if any(o in x for o in objs)]
+                        q = load("state_check.txt").substitute(state="You see: " + ", ".join(seen), assertion=action)
+                        a = ctx.llm.chat(q, max_tokens=2, stop=("\n",), seed=ctx.seed, usage=meter)
+                        rec.llm_call("state-check", q, a)
+                        check = a.text
+                        continue
+                    if last_assert is not None and "else:" in action:
+                        if "False" in check:
+                            action = action.split(": ")[-1].strip()
+                        else:
+                            continue
+                    total += 1
+                    words = _WORD.findall(action.split(")")[0])
+                    line = agent.script(words)
+                    if line is None:
+                        rec.event("step", subgoal=goal, code=action, ok=False, reason="object not found or not in hand")
+                        continue
+                    out = env.execute(line)
+                    res.commands.append(out.command)
+                    res.executed += int(out.ok)
+                    step += 1
+                    rec.event("step", subgoal=goal, code=action, command=out.command, ok=out.ok,
+                              reason=out.message or None)
+            score = env.score()
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        rec.event("result", success=score.success, gcr=score.gcr)
+        metrics = episode_metrics(res, score)
+        metrics["exec"] = res.executed / total if total else 0.0
+        metrics["planned_steps"] = total
+        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
+        return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),
+                       metrics=metrics, usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
+                       error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
+                       seed=ctx.seed)
+
+
+__all__ = ["ProgPrompt", "program_prompt", "subgoals"]
