@@ -62,6 +62,17 @@ register(DatasetSpec("eai-virtualhome", "eai-eval@1.0.5",
                      "EAI's 342 VirtualHome programs (scene 1): initial/final graphs, gold scripts, symbolic goals",
                      eai.eai_tasks))
 
+from groundplan.bench.datasets import wake as _wake  # noqa: E402
+
+register(DatasetSpec("wake-vh", _wake.VERSION, "Wake et al.'s 14 VirtualHome scenarios (Table I; goals from the "
+                     "reference programs, run on groundplan's kitchen graph)", _wake.vh_tasks))
+register(DatasetSpec("wake-vh-highlevel", _wake.VERSION, "Wake et al.'s 14 scenarios with higher-level instructions "
+                     "(Table V/VI)", _wake.vh_highlevel_tasks))
+register(DatasetSpec("wake-vh-variation", _wake.VERSION, "Wake et al.'s scenario 5 and its 10 paraphrases "
+                     "(Sec. V-C)", _wake.vh_variation_tasks))
+register(DatasetSpec("wake-lfo", "groundplan-lfo@1", "Wake et al.'s learning-from-observation role-plays (Sec. III-A): "
+                     "multi-step instructions on the lfo shelf, fridge, drawer and window scenes", _wake.lfo_tasks))
+
 
 def get_dataset(name: str) -> DatasetSpec:
     """A registered dataset, or several joined with ``+`` (``autogptp-saycan+autogptp-plan-tool``):

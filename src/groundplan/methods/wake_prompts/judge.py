@@ -57,6 +57,8 @@ class WakeWorld:
     phrases: Mapping[str, str] = field(default_factory=lambda: dict(LFO_PHRASES))
     #: literal (pddl text) -> words for feedback; default: the executor's phrases
     literal_words: Optional[Callable[[str], str]] = None
+    #: appended to every executor step (VirtualHome: the character acting)
+    step_suffix: tuple[str, ...] = ()
 
     @property
     def initial_facts(self) -> frozenset[Atom]:
@@ -192,7 +194,7 @@ def execute_answer(world: WakeWorld, actions: ActionSet, answer: Answer, facts: 
             steps.append(StepOutcome(i, item, None, False, f"<{unknown[0]}> is not in the environment",
                                      "unknown_entity"))
             break
-        step = actions.to_step(p, world.resolve)
+        step = " ".join((actions.to_step(p, world.resolve), *world.step_suffix))
         r = ex.apply(step)
         steps.append(StepOutcome(i, item, step, r.ok, r.reason, "" if r.ok else "precondition"))
         if not r.ok:

@@ -71,7 +71,7 @@ def environment_schema(env: Mapping[str, Any], style: EnvStyle, *, pin: bool = F
     for o in objects:
         opts = state_options(strip_name(o), names, style)
         if style.list_states:
-            obj_props[o] = {"type": "array", "items": {"enum": opts}, "minItems": 0, "maxItems": 2}
+            obj_props[o] = {"type": "array", "items": {"enum": opts}, "minItems": 0, "maxItems": 3}
         else:
             obj_props[o] = {"enum": opts}
     props: dict[str, Any] = {
@@ -172,7 +172,7 @@ def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence
             r = f"{prefix}-state-{k}"
             if style.list_states:
                 rules[r + "-one"] = _alts([json.dumps(x) for x in opts])
-                rules[r] = f'"[" ({r}-one (", " {r}-one)?)? "]"'
+                rules[r] = f'"[" ({r}-one (", " {r}-one){{0,2}})? "]"'
             else:
                 rules[r] = _alts([json.dumps(x) for x in opts])
             parts.append(_lit((", " if k else "") + json.dumps(display_name(o)) + ": "))
