@@ -6,7 +6,10 @@ experience_task_<N>.txt``: pairs of lines, a prompt (``raw prompt:...`` or ``pro
 any new query. ``CowpReplayLLM`` answers a request whose question matches one of those
 prompts with the logged answer (usage source ``replay``); a prompt the pool does not
 hold goes to ``fallback`` - another LLM, or ``CowpDefaultLLM`` - or, without one, raises
-``ReplayMissError``.
+``ReplayMissError``. Choice questions (prompt 3) list objects in a random order and rarely
+repeat exactly; with ``approximate_choices`` a miss is answered by a logged answer to the same
+question over another list when the object it chose is in this list (finish reason
+``replay-approximate``, so runs can count such answers apart).
 
 The question of a request is its last line holding a ``?`` (COWP's few-shot prompts end
 with ``<question>?`` and ``answer:``), compared lower-case with whitespace collapsed, as
@@ -26,7 +29,10 @@ from groundplan.llm.types import ChatRequest, Completion, Usage
 
 PREFIXES = ("raw prompt:", "prompt (raw):")
 MODEL = "text-davinci-002 (GPT-Planner experience)"
+#: finish_reason of an answer taken from the same choice question over another list
+APPROXIMATE = "replay-approximate"
 _WS = re.compile(r"\s+")
+_CHOICE = re.compile(r"^there are some (objects|appliances), such as (.*?)\. (which is .*)$")
 
 
 def normalize(question: str) -> str:
@@ -75,8 +81,11 @@ class CowpReplayLLM(Backend):
     cacheable = False
 
     def __init__(self, root: Optional[Path | str] = None, *, task: Optional[int] = None,
-                 fallback: Optional[LLM] = None, tables: Optional[Mapping[int, Mapping[str, str]]] = None):
+                 fallback: Optional[LLM] = None, tables: Optional[Mapping[int, Mapping[str, str]]] = None,
+                 approximate_choices: bool = True):
         super().__init__()
+        self.approximate_choices = approximate_choices
+        self.approximate = 0
         self.root = experience_dir(root)
         if tables is None:
             files = sorted(self.root.glob("experience_task_*.txt"))
@@ -98,7 +107,7 @@ class CowpReplayLLM(Backend):
     def for_task(self, task: int, fallback: Optional[LLM] = None) -> "CowpReplayLLM":
         """A view on the same tables for one task (cheap: nothing is re-read)."""
         return CowpReplayLLM(self.root, task=task, fallback=fallback if fallback is not None else self.fallback,
-                             tables=self.tables)
+                             tables=self.tables, approximate_choices=self.approximate_choices)
 
     @property
     def model(self) -> str:
@@ -116,6 +125,27 @@ class CowpReplayLLM(Backend):
         q = question_of(prompt)
         return q is not None and self.lookup(q) is not None
 
+    def lookup_choice(self, question: str) -> Optional[str]:
+        """For a choice question ("there are some objects, such as A, B. which is the most
+        suitable to ...?") that was never asked with this list: a logged answer to the same
+        question over another list, whose chosen object is in this list (first such, task's
+        own file first). GPT-Planner drew the list at random, so exact lists rarely repeat."""
+        m = _CHOICE.match(question)
+        if m is None:
+            return None
+        words = [w.strip() for w in m.group(2).split(",") if w.strip()]
+        order = ([self.task] if self.task in self.tables else []) + [t for t in sorted(self.tables) if t != self.task]
+        for t in order:
+            for q, a in self.tables[t].items():
+                mm = _CHOICE.match(q)
+                if mm is None or mm.group(1) != m.group(1) or mm.group(3) != m.group(3):
+                    continue
+                logged = [w.strip() for w in mm.group(2).split(",") if w.strip()]
+                named = next((w for w in logged if w in a.lower()), None)
+                if named is not None and named in words:
+                    return a
+        return None
+
     def _complete(self, request: ChatRequest) -> Completion:
         t0 = time.perf_counter()
         text = "\n".join(m.content for m in request.messages if m.role == "user")
@@ -124,6 +154,12 @@ class CowpReplayLLM(Backend):
         if answer is not None:
             self.hits += 1
             return Completion(answer, "stop", Usage(0, 0, time.perf_counter() - t0, self.backend_name, MODEL, "replay"))
+        if self.approximate_choices and q is not None:
+            answer = self.lookup_choice(q)
+            if answer is not None:
+                self.approximate += 1
+                return Completion(answer, APPROXIMATE, Usage(0, 0, time.perf_counter() - t0, self.backend_name, MODEL,
+                                                             "replay"))
         self.misses += 1
         self.missed.append(q or text.splitlines()[-1] if text else "")
         if self.fallback is None:
@@ -176,5 +212,5 @@ def coverage(prompts: Iterable[str], replay: CowpReplayLLM) -> tuple[int, int]:
     return sum(1 for p in ps if replay.covers(p)), len(ps)
 
 
-__all__ = ["CowpReplayLLM", "CowpDefaultLLM", "read_experience", "question_of", "normalize", "rule_predicate",
+__all__ = ["APPROXIMATE", "CowpReplayLLM", "CowpDefaultLLM", "read_experience", "question_of", "normalize", "rule_predicate",
            "experience_dir", "coverage", "MODEL"]

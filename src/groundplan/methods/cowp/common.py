@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from groundplan.bench.task import Task
+from groundplan.llm.errors import LLMUnsupportedError
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import Episode, EpisodeStatus, RunContext, TraceRecorder
 from groundplan.prompts.cowp import actions_data
@@ -60,6 +61,7 @@ class LLMCaller:
     max_tokens: int = 32
     stop: tuple[str, ...] = ("\n",)
     calls: list[str] = field(default_factory=list)
+    sources: dict[str, dict[str, int]] = field(default_factory=dict)  # purpose -> answer source -> n
 
     def ask(self, purpose: str, prompt: str, *, max_tokens: Optional[int] = None,
             stop: Optional[Sequence[str]] = None) -> str:
@@ -67,7 +69,37 @@ class LLMCaller:
                           stop=tuple(self.stop if stop is None else stop), usage=self.meter)
         self.rec.llm_call(purpose, prompt, c)
         self.calls.append(purpose)
+        src = c.usage.source if c.finish_reason != "replay-approximate" else "replay-approximate"
+        by = self.sources.setdefault(purpose, {})
+        by[src] = by.get(src, 0) + 1
         return c.text.strip()
+
+    def ask_format(self, purpose: str, prompt: str, grammar: str, *, max_tokens: int) -> str:
+        """A completion held to an output format (a GBNF grammar of the format only - no
+        objects or actions of the scene): a chat-tuned model does not continue a
+        completion-style prompt (LMZSP's "Step 1:", ProgPrompt's function body) the way
+        GPT-3 did. Backends without grammars get the plain prompt."""
+        try:
+            c = self.llm.constrained(prompt, grammar=grammar, max_tokens=max_tokens, temperature=0.0,
+                                     usage=self.meter, validate=False)
+        except LLMUnsupportedError:
+            return self.ask(purpose, prompt, max_tokens=max_tokens, stop=())
+        self.rec.llm_call(purpose, prompt, c)
+        self.calls.append(purpose)
+        by = self.sources.setdefault(purpose, {})
+        by[c.usage.source] = by.get(c.usage.source, 0) + 1
+        return c.text.strip("\n")
+
+    def coverage(self) -> dict[str, int]:
+        """Calls answered from a replay exactly / approximately / otherwise, predicate
+        generator apart (its prompts were never logged)."""
+        out = {"replay": 0, "replay-approximate": 0, "other": 0}
+        for purpose, by in self.sources.items():
+            if purpose == "predicate generator":
+                continue
+            for src, n in by.items():
+                out[src if src in out else "other"] += n
+        return out
 
 
 def start(task: Task, ctx: RunContext) -> tuple[Trial, SituationWorld]:

@@ -50,7 +50,7 @@ from .world import Observation, SituationWorld, Trial, parse_step
 
 MAX_STEPS = 80
 MAX_FAILURES = 3
-MAX_HANDLINGS = 6
+MAX_HANDLINGS = 3
 
 
 @dataclass
@@ -255,6 +255,8 @@ class CowpBase(Method):
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
         metrics = {"monitor_questions": run.monitor_questions, "constraints": run.constraints,
+                   "llm_sources": caller.sources if caller else {},
+                   "llm_coverage": caller.coverage() if caller else None,
                    "routes": run.routes, "no_solution": run.no_solution, "plans": run.plans,
                    "knowledge_changes": list(k.changes), "tool_calls": run.plans}
         status = EpisodeStatus.NO_PLAN if run.no_solution else None

@@ -22,13 +22,14 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
-from groundplan.prompts.cowp import render
+from groundplan.prompts.cowp import render, template_text
 
 from .common import EXTRA_EVENTS, LLMCaller, finish, start
 from .grounding import Grounder
 
-STEP_FACTOR = 2  # step budget: twice the closed-world plan's length, plus a few
+STEP_FACTOR = 2  # step budget: twice the task's number of skills, plus a few
 STEP_SLACK = 4
+MAX_MISSES = 3  # consecutive actions that cannot be done or fail: the robot gives up
 
 
 @register_method("cowp_im")
@@ -51,10 +52,15 @@ class InnerMonologueStyle(Method):
             described: set[str] = set()
             error: Optional[str] = None
             done = False
+            misses = 0
             for _ in range(budget):
+                if misses >= MAX_MISSES:
+                    error = f"{MAX_MISSES} actions in a row could not be done: {error}"
+                    break
                 prompt = render("inner_monologue.txt", instruction=trial.spec.instruction, scene=scene,
                                 history="".join(h + "\n" for h in history))
-                action = caller.ask("next action", prompt, max_tokens=24).strip().rstrip(".")
+                action = caller.ask_format("next action", prompt, template_text("inner_monologue.gbnf.txt"),
+                                           max_tokens=24).strip().rstrip(".")
                 if not action or action.lower().startswith("done"):
                     done = True
                     break
@@ -63,6 +69,7 @@ class InnerMonologueStyle(Method):
                     history += [f"Robot action: {action}", "Success: no"]
                     rec.event("step", action=action, ok=False, reason=g.reason)
                     error = g.reason
+                    misses += 1
                     continue
                 obs = [o for o in world.observe(g.step) if o.text not in described]
                 if obs:  # passive scene description, then the LLM decides again
@@ -75,6 +82,9 @@ class InnerMonologueStyle(Method):
                 history += [f"Robot action: {action}", f"Success: {'yes' if r.ok else 'no'}"]
                 if not r.ok:
                     error = r.reason
+                    misses += 1
+                else:
+                    misses = 0
             if not done and error is None:
                 error = "step budget used up"
         except GroundplanError as exc:

@@ -22,7 +22,7 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
-from groundplan.prompts.cowp import render
+from groundplan.prompts.cowp import render, template_text
 
 from .common import EXTRA_EVENTS, LLMCaller, finish, start
 from .grounding import Grounder
@@ -64,7 +64,8 @@ class LMZSP(Method):
         try:
             trial, world = start(task, ctx)
             caller = LLMCaller(ctx.llm, meter, rec)
-            text = caller.ask("plan", render("lmzsp.txt", task=trial.spec.paper), max_tokens=160, stop=("\n\n", "Task:"))
+            text = caller.ask_format("plan", render("lmzsp.txt", task=trial.spec.paper),
+                                     template_text("lmzsp.gbnf.txt"), max_tokens=200)
             steps = parse_steps(text)
             rec.event("plan", steps=steps, source="LLM")
             grounder = Grounder(trial)

@@ -31,7 +31,7 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
-from groundplan.prompts.cowp import render
+from groundplan.prompts.cowp import render, template_text
 
 from .common import EXTRA_EVENTS, LLMCaller, finish, start
 from .grounding import Grounder
@@ -108,8 +108,8 @@ class ProgPromptStyle(Method):
             objects = ", ".join(f"'{trial.word(o).replace(' ', '_')}'" for o in trial.problem.objects
                                 if o != trial.robot)
             fn = re.sub(r"[^a-z0-9]+", "_", trial.spec.paper.lower()).strip("_")
-            text = caller.ask("plan", render("progprompt.txt", objects=objects, function=fn), max_tokens=256,
-                              stop=("\ndef ", "\n\n\n"))
+            text = caller.ask_format("plan", render("progprompt.txt", objects=objects, function=fn),
+                                     template_text("progprompt.gbnf.txt"), max_tokens=320)
             program = parse_program(text)
             rec.event("plan", program=text, items=len(program), source="LLM")
             error = self.execute(program, trial, world, Grounder(trial), caller, rec) if program else \
@@ -135,9 +135,9 @@ class ProgPromptStyle(Method):
             if g.last_state == st:
                 return False, None
             g.last_state = st
-            answer = caller.ask("state feedback", render("progprompt_state.txt", state=st,
-                                                         object=g.obj.replace(" ", "_"), condition=g.condition),
-                                max_tokens=4)
+            answer = caller.ask_format("state feedback", render("progprompt_state.txt", state=st,
+                                                                object=g.obj.replace(" ", "_"), condition=g.condition),
+                                       template_text("progprompt_state.gbnf.txt"), max_tokens=4)
             holds = not answer.strip().lower().startswith("f")
             rec.event("feedback", guard=f"{g.obj} is {g.condition}", state=st, holds=holds)
             if holds or not g.recovery:
