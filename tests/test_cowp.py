@@ -77,7 +77,7 @@ def test_situations_are_all_annotated_with_report_counts():
             assert abs(sum(s.actions.values()) - s.count) < 1e-6
             assert set(s.actions) <= set(spec.action_names), (t, s.text)
             assert s.target is None or s.target in spec.roles
-        for role, words in spec.substitutes.items():
+        for role in spec.substitutes:
             assert role in spec.roles
 
 
@@ -260,7 +260,13 @@ def test_external_knowledge_learns_from_the_failure_and_its_half_knowledge_base(
 
 
 def test_replay_answers_logged_prompts_and_falls_back_for_the_rest():
-    from groundplan.llm.cowp_replay import APPROXIMATE, CowpDefaultLLM, CowpReplayLLM, question_of, rule_predicate
+    from groundplan.llm.cowp_replay import (
+        APPROXIMATE,
+        CowpDefaultLLM,
+        CowpReplayLLM,
+        question_of,
+        rule_predicate,
+    )
     from groundplan.prompts.cowp import render
 
     r = CowpReplayLLM(task=4, fallback=CowpDefaultLLM())
