@@ -149,6 +149,8 @@ Expr = Question | NotQ | AndQ | OrQ
 def parse_logic(text: str) -> Expr:
     """``(q1)&!(q2)|(q3)`` -> expression; a question is any text in balanced parentheses
     (questions contain no parentheses); ``!`` > ``&`` > ``|``."""
+    if not text.strip().startswith(("(", "!")):  # a plain yes/no question
+        return Question(text.strip())
     toks: list[str | Question] = []
     i, s = 0, text.strip()
     while i < len(s):
@@ -280,7 +282,7 @@ def parse_listed(text: str, names: Sequence[str]) -> set[str]:
         t = tok.strip().strip("-*•.'\"[]` ").split(":")[0].strip()
         if t in names:
             found.add(t)
-    if not found:  # a sentence: whole-word matches, longest names first
+    if len(found) < len(names):  # names inside sentences: whole-word matches, longest names first
         low = (text or "").lower()
         for n in sorted(names, key=len, reverse=True):
             if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", low):

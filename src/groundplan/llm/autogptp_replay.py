@@ -472,6 +472,14 @@ def _rows(path: Path) -> Optional[int]:
         return max(sum(1 for _ in csv.reader(fh)) - 1, 0)
 
 
+def dataset_instructions(path: Path) -> list[str]:
+    """The ``task`` column of a dataset CSV, in row order (row i is line i + 2)."""
+    if not path.exists():
+        return []
+    with path.open(newline="") as fh:
+        return [r.get("task", "") for r in csv.DictReader(fh)]
+
+
 def log_file(root: Path, source: ReplaySource, mode: str, subset: str, variant: str = "affordance") -> tuple[Path, Path]:
     """(log file, dataset CSV whose row count bounds the paper's run) for a mode and subset."""
     logs = root / "autogpt_p" / "logs"
@@ -622,10 +630,12 @@ class AutoGPTPReplayLLM(Backend):
             return self._runs[key]
 
     def begin_case(self, mode: str, subset: str, instruction: str, *, objects: Iterable[str] = (),
-                   facts: Iterable[str] = (), missing: Optional[str] = None,
-                   variant: str = "affordance") -> RecordedCase:
+                   facts: Iterable[str] = (), missing: Optional[str] = None, variant: str = "affordance",
+                   line: Optional[int] = None) -> RecordedCase:
         """Select the recorded case for the coming episode (raises ReplayMissError if the
-        recorded run has no case for this instruction)."""
+        recorded run has no case for this instruction). ``line``: the task's line in its
+        dataset file; when the instruction occurs several times, the k-th row with it is
+        the k-th recorded case with it (the run followed the file's order)."""
         run = self.recorded_run(mode, subset, variant)
         want = _norm(instruction)
         pool = run
@@ -642,6 +652,11 @@ class AutoGPTPReplayLLM(Backend):
         if not cands:
             raise ReplayMissError(f"recorded {mode} run '{subset}' ({self.source.name}) has no case for "
                                   f"'{instruction}'")
+        if len(cands) > 1 and line is not None and fuzzy is None:
+            rows = dataset_instructions(log_file(self.root, self.source, mode, subset, variant)[1])
+            same = [i for i, r in enumerate(rows) if _norm(r) == want]
+            if line - 2 in same and len(same) == len(cands):
+                cands = [cands[same.index(line - 2)]]
         objs, fs = frozenset(objects), frozenset(" ".join(f.split()) for f in facts)
         with self._lock:
             def score(c: RecordedCase) -> tuple:

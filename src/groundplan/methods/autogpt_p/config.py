@@ -27,6 +27,9 @@ class AutoGPTPConfig:
     #: a grammar of the scene's goals / tools / objects (small local models); "auto":
     #: constrained for the embedded backend, free otherwise
     goal_mode: str = "auto"
+    #: semantic conditions of Alg. 4: "original" (the six conditions the original's logs show,
+    #: ``autogpt_p/data/semantic_conditions.yaml``) or "skillset" (the skill set's own)
+    semantic_conditions: str = "original"
     #: the original's checker accepted the predicates marked "Do not use this predicate"
     allow_hidden_predicates: bool = True
     #: the original's Explore did not move the robot in its simulation (its plans after
@@ -60,6 +63,9 @@ class AutoGPTPConfig:
         if self.alternative not in ALTERNATIVE_MODES:
             raise ConfigError(f"autogpt_p: alternative must be one of {', '.join(ALTERNATIVE_MODES)}, "
                               f"not '{self.alternative}'")
+        if self.semantic_conditions not in ("original", "skillset"):
+            raise ConfigError(f"autogpt_p: semantic_conditions must be 'original' or 'skillset', "
+                              f"not '{self.semantic_conditions}'")
         for name in ("max_rounds", "max_rounds_in_loop", "max_tool_calls"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"autogpt_p: {name} must be at least 1")

@@ -23,7 +23,11 @@ from groundplan.methods.autogpt_p.alternative import alternative_suggestion, nai
 from groundplan.methods.autogpt_p.config import AutoGPTPConfig
 from groundplan.methods.autogpt_p.dialogue import YES_NO_GRAMMAR, Dialogue, parse_yes, tool_grammar
 from groundplan.methods.autogpt_p.memory import Memory, SimulatedUser, explore
-from groundplan.methods.autogpt_p.plan_tool import PlanToolResult, planning_with_self_correction
+from groundplan.methods.autogpt_p.plan_tool import (
+    PlanToolResult,
+    original_conditions,
+    planning_with_self_correction,
+)
 from groundplan.methods.autogpt_p.prompting import (
     ask_substitution,
     scene_memory,
@@ -86,6 +90,7 @@ class FeedbackLoop:
         self.d, self.skillset, self.oam, self.planner = dialogue, skillset, oam, planner
         self.user, self.cfg, self.timeout = user, config, timeout
         self.messages: list[Message] = []
+        self.conditions = original_conditions() if config.semantic_conditions == "original" else None
 
     def _event(self, type_: str, **data) -> None:
         if self.d.recorder is not None:
@@ -166,7 +171,8 @@ class FeedbackLoop:
         return planning_with_self_correction(
             self.d, task, request, self.planner, max_rounds=self.cfg.rounds(in_loop=True), partial=partial,
             self_correction=self.cfg.self_correction, allow_hidden=self.cfg.allow_hidden_predicates,
-            timeout=self.timeout, robot=self.cfg.robot_name, example=self.cfg.goal_example)
+            timeout=self.timeout, robot=self.cfg.robot_name, example=self.cfg.goal_example,
+            conditions=self.conditions)
 
     def suggest_alternative(self, memory: Memory, missing: str) -> tuple[Memory, str]:
         classes = memory.classes()

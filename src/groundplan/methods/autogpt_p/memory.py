@@ -29,10 +29,14 @@ def perceived_scene(world: Scene, explored: Optional[frozenset[str]]) -> Scene:
     if explored is None or not world.locations:
         return replace(world, explored=None)
     agents = {a.name for a in world.agents}
-    hidden: set[str] = set()
+    located: set[str] = set()
+    seen: set[str] = set()
     for loc in world.locations:
-        if loc.name not in explored:
-            hidden |= {o for o in (*loc.contents, loc.name) if o not in agents}
+        members = {loc.name, *loc.contents}
+        located |= members
+        if loc.name in explored:
+            seen |= members  # an object listed at several locations is seen from any of them
+    hidden = located - seen - agents
     objs = tuple(o for o in world.objects if o.name not in hidden)
     facts = frozenset(f for f in world.facts if not (set(f.args) & hidden))
     locs = tuple(Location(loc.name, tuple(c for c in loc.contents if c not in hidden))

@@ -31,7 +31,7 @@ from groundplan.methods.autogpt_p.config import AutoGPTPConfig
 from groundplan.methods.autogpt_p.dialogue import Dialogue, backend_context, backend_name
 from groundplan.methods.autogpt_p.loop import FeedbackLoop, initial_memory
 from groundplan.methods.autogpt_p.memory import Memory, SimulatedUser
-from groundplan.methods.autogpt_p.plan_tool import planning_with_self_correction
+from groundplan.methods.autogpt_p.plan_tool import original_conditions, planning_with_self_correction
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -54,6 +54,21 @@ def task_mode(task: Task) -> str:
     if "min_tool_calls" in ex or "explored" in ex:
         return "loop"
     return "plan"
+
+
+def gold_goal(text: str):
+    """The task's goal; a row with surplus closing parentheses (autogptp_partial row 2:
+    ``and (inhand apple0 human0))``) is read without them."""
+    from groundplan.errors import GoalError
+    from groundplan.pddl.goal import parse_goal
+
+    try:
+        return parse_goal(text)
+    except GoalError:
+        t = text.strip()
+        while t.endswith(")") and t.count(")") > t.count("("):
+            t = t[:-1].rstrip()
+        return parse_goal(t)
 
 
 class AutoGPTPBase(Method):
@@ -106,8 +121,11 @@ class AutoGPTPBase(Method):
             if report is not None:
                 metrics["replay"] = report.to_dict()
                 metrics["replay_faithful"] = report.faithful
+        # the harness stores its own metric columns; the method's own (mode, replay report,
+        # the original's minimal definitions, tools) travel in the trace's last event
+        rec.event("note", what="autogpt_p", **{k: v for k, v in metrics.items() if k not in ("gcr",)})
         return replace(ep, metrics=metrics, usage=meter.summary(), wall_time=time.perf_counter() - t0,
-                       trace=rec.freeze() if not ep.trace else ep.trace, seed=ctx.seed)
+                       trace=rec.freeze(), seed=ctx.seed)
 
     def _begin_replay(self, replay, task: Task, mode: str, cfg: AutoGPTPConfig) -> None:
         from groundplan.sim.pipeline import build
@@ -124,13 +142,16 @@ class AutoGPTPBase(Method):
             objects, facts = mem.object_names(), mem.relations()
         else:
             missing = task.extras.get("missing_object")
+        line = None
+        tail = (task.source or "").rsplit(":", 1)[-1]
+        if tail.isdigit():
+            line = int(tail)
         replay.begin_case(mode, task.subset, task.instruction, objects=objects, facts=facts, missing=missing,
-                          variant=cfg.alternative)
+                          variant=cfg.alternative, line=line)
 
     # ------------------------------------------------------------------ the Plan tool (Tables IV-VI)
 
     def run_plan_tool(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
-        from groundplan.pddl.goal import parse_goal
         from groundplan.pddl.state import evaluate_goal
         from groundplan.sim.pipeline import build
 
@@ -140,7 +161,8 @@ class AutoGPTPBase(Method):
             out = planning_with_self_correction(
                 d, pt, task.instruction, ctx.planner, max_rounds=cfg.rounds(in_loop=False),
                 self_correction=cfg.self_correction, allow_hidden=cfg.allow_hidden_predicates,
-                timeout=ctx.planner_timeout, robot=cfg.robot_name, example=cfg.goal_example)
+                timeout=ctx.planner_timeout, robot=cfg.robot_name, example=cfg.goal_example,
+                conditions=original_conditions() if cfg.semantic_conditions == "original" else None)
         except LLMError as exc:
             out = None
             llm_error: Optional[str] = str(exc)
@@ -159,13 +181,16 @@ class AutoGPTPBase(Method):
             error = None if success else (score.failure or "goal not reached")
         else:
             # no plan: the initial state is the final state (an already-true goal passes)
-            success = bool(task.goal) and evaluate_goal(parse_goal(task.goal), pt.domain, pt.problem,
+            success = bool(task.goal) and evaluate_goal(gold_goal(task.goal), pt.domain, pt.problem,
                                                         pt.problem.init).success
             metrics.update(cost=0.0, executed_steps=0, planned_steps=0)
             status = EpisodeStatus.SUCCESS if success else {
                 "unsolvable": EpisodeStatus.UNSOLVABLE, "timeout": EpisodeStatus.TIMEOUT,
                 "error": EpisodeStatus.ERROR}.get(out.status if out else "", EpisodeStatus.NO_PLAN)
             error = None if success else (llm_error or (out.error if out else None) or "no plan")
+        min_costs = task.extras.get("min_costs")
+        metrics["minimal_original"] = bool(success and min_costs is not None
+                                           and float(metrics.get("cost") or 0.0) <= float(min_costs))
         d.recorder.event("result", success=success, goal=out.goal_text if out else None)
         return Episode(task.id, self.name, status.value, success, goal=out.goal_text if out else None, plan=plan,
                        metrics=metrics, error=error, seed=ctx.seed)
@@ -214,7 +239,6 @@ class AutoGPTPBase(Method):
         return initial_memory(world, explored, task.instruction)
 
     def run_loop(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
-        from groundplan.pddl.goal import parse_goal
         from groundplan.pddl.state import evaluate_goal
         from groundplan.skills.skillset import load_skillset
 
@@ -229,7 +253,7 @@ class AutoGPTPBase(Method):
         success = False
         gcr = None
         if task.goal:
-            rep = evaluate_goal(parse_goal(task.goal), wt.domain, wt.problem, mem.world.facts)
+            rep = evaluate_goal(gold_goal(task.goal), wt.domain, wt.problem, mem.world.facts)
             success, gcr = rep.success, rep.gcr
         d.recorder.event("result", success=success, ended_by=out.ended_by, tools=[t.tool for t in out.tools],
                          cost=mem.cost)

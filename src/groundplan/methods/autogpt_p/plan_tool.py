@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 from typing import Optional
 
 from groundplan.errors import GoalError
@@ -24,6 +25,19 @@ from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal, parse_goal
 from groundplan.pddl.semantics import SemanticCondition, check_semantics
 from groundplan.planners.base import Planner, PlanStatus
 from groundplan.skills.builder import PlanningTask
+
+EMPTY_GOAL_FEEDBACK = "There is a logical contradiction in the goal. Dummy. Please correct your answer"
+
+
+def original_conditions() -> tuple[SemanticCondition, ...]:
+    """AutoGPT+P's semantic conditions as its logs show them (package data)."""
+    import yaml
+
+    from groundplan.pddl.semantics import conditions_from_data
+
+    text = resources.files("groundplan.methods.autogpt_p").joinpath("data/semantic_conditions.yaml").read_text()
+    return conditions_from_data(yaml.safe_load(text))
+
 
 _WRAPPED = re.compile(r"^\(\s*(?::goal|goal:|goal)\s*(?=[a-z(])(.*)\)\s*$", re.DOTALL | re.IGNORECASE)
 
@@ -113,22 +127,34 @@ def check_syntax_and_semantics(answer: str, task: PlanningTask, conditions: tupl
     try:
         goal = parse_answer_goal(goal_text)
         check_goal(goal, task.domain, task.problem, allow_quantifiers=False, allow_hidden=allow_hidden)
+        if _is_empty(goal):  # the original's "Dummy" condition: every empty goal "(and )" got it
+            return GoalCheck(None, goal_text, EMPTY_GOAL_FEEDBACK, "the goal is empty")
         check_semantics(goal, task.domain, task.problem, conditions)
     except GoalError as exc:
         return GoalCheck(None, goal_text, exc.feedback, str(exc))
     return GoalCheck(goal, goal_text, None, None)
 
 
+def _is_empty(goal: Formula) -> bool:
+    from groundplan.pddl.formula import And, Or
+
+    if isinstance(goal, (And, Or)):
+        return all(_is_empty(a) for a in goal.args)
+    return False
+
+
 def planning_with_self_correction(dialogue: Dialogue, task: PlanningTask, instruction: str, planner: Planner, *,
                                   max_rounds: int, partial: bool = False, self_correction: bool = True,
                                   allow_hidden: bool = True, timeout: Optional[float] = None,
                                   robot: str = "HIDDEN_FOR_REVIEW",
+                                  conditions: Optional[tuple[SemanticCondition, ...]] = None,
                                   example: str = "Example: Bring me a banana -> (goal: and(inhand banana human))"
                                   ) -> PlanToolResult:
     """Algorithm 3: ask for a goal, check it, feed the error back, up to ``max_rounds``
     times (one when self-correction is off); then plan the first correct goal."""
     domain, problem = task.domain, task.problem
-    conditions = task.skillset.semantic_conditions
+    if conditions is None:
+        conditions = task.skillset.semantic_conditions
     prompt = plan_goal_prompt(domain, problem, instruction, partial=partial, robot=robot, example=example)
     messages: list[Message] = [Message("user", prompt)]
     grammar = None
