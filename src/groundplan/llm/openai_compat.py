@@ -318,7 +318,7 @@ class OpenAICompatLLM(Backend):
                 if time.monotonic() + delay >= deadline:
                     raise type(err)(f"{err}; gave up after {attempt} attempt{'s' if attempt > 1 else ''} in "
                                     f"{elapsed:.1f} s (total timeout {r.total_timeout:g} s)") from None
-                log.warning("%s; retrying in %.2f s (attempt %d of %d)", err, delay, attempt + 1, r.max_retries + 1)
+                log.info("%s; retrying in %.2f s (attempt %d of %d)", err, delay, attempt + 1, r.max_retries + 1)
                 self._sleep(delay)
 
     def _attempt(self, method: str, path: str, body: Optional[dict[str, Any]], timeout: httpx.Timeout) -> dict[str, Any]:
@@ -327,9 +327,9 @@ class OpenAICompatLLM(Backend):
             resp = self._client.request(method, self.base_url + path, json=body, timeout=timeout)
         except httpx.ConnectTimeout:
             raise _Retryable(LLMTimeoutError(f"cannot reach {where}: no connection within "
-                                             f"{timeout.connect:g} s")) from None
+                                             f"{timeout.connect:.3g} s")) from None
         except httpx.TimeoutException:
-            raise _Retryable(LLMTimeoutError(f"{where} did not answer within {timeout.read:g} s")) from None
+            raise _Retryable(LLMTimeoutError(f"{where} did not answer within {timeout.read:.3g} s")) from None
         except httpx.ConnectError as exc:
             raise _Retryable(LLMConnectionError(f"cannot reach {where}: {self._reason(exc)}")) from None
         except httpx.TransportError as exc:
