@@ -62,7 +62,10 @@ def main() -> None:
             print(f"\n[situation before '{e['step']}'] {e['text']}")
         elif t == "llm_call":
             q = [ln for ln in e["prompt"].splitlines() if "?" in ln or ln.startswith("sentence:")]
-            src = e.get("usage", {}).get("source")
+            u = e.get("usage", {})
+            src = u.get("source")
+            if u.get("backend") == "cowp-defaults":
+                src = "not in GPT-3's log: fixed default"
             if e.get("finish_reason") == "replay-approximate":
                 src += ", approximate: same question over another list"
             print(f"  {e['purpose']}: {q[-1] if q else e['prompt'][-80:]!r} -> {e['text']!r} ({src})")
