@@ -93,6 +93,8 @@ class CandidateAtom:
     phrases: tuple[str, ...]
     #: a "frame": the predicate and the roles of its arguments that are agents
     frame: str
+    #: already true in the initial state (kept: "put the soda on the counter" where it stands)
+    holds: bool = False
 
     @property
     def text(self) -> str:
@@ -122,7 +124,7 @@ def frame_of(atom: Atom, view: SceneView) -> str:
     return "/".join(parts)
 
 
-def render(atom: Atom, view: SceneView, *, with_source: bool = True) -> tuple[str, ...]:
+def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances: tuple[str, ...] = ()) -> tuple[str, ...]:
     t = phrase_templates()
     roles = [_role(view, a) for a in atom.args]
     keys = ["/".join([atom.predicate, *[r for r in roles if r]]), atom.predicate]
@@ -134,8 +136,15 @@ def render(atom: Atom, view: SceneView, *, with_source: bool = True) -> tuple[st
     words = [view.words.get(a, a) for a in atom.args]
     out = [tpl.format(*words) for tpl in templates]
     src = view.place.get(atom.args[0]) if atom.args else None
-    if with_source and src and atom.predicate in ("inhand", "on", "in") and src not in atom.args:
-        out += [str(t["source"]).format(phrase=p, src=view.words.get(src, src)) for p in out[:1]]
+    source = t.get("source") or {}
+    skey = next((k for k in keys if k in source), None)
+    if with_source and skey and src and src not in atom.args and not _role(view, src):
+        out.append(source[skey].format(*words, src=view.words.get(src, src)))
+    if keys[0] == "inhand/human" and affordances:
+        uses = t.get("uses") or {}
+        use = next((uses[a] for a in uses if a in affordances), None)
+        if use:
+            out.append(use)
     return tuple(out)
 
 
@@ -145,6 +154,8 @@ class CandidateOptions:
     affordance_pruning: bool = True
     #: also render "... from <where it is now>"
     source_phrases: bool = True
+    #: for objects handed to a person, also "something to <use>" from the object's affordances
+    use_phrases: bool = True
 
 
 def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] = None,
@@ -169,14 +180,18 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
             if len(set(args)) < len(args):
                 continue
             atom = Atom(pred.name, tuple(args))
-            if atom in init:
-                continue
             if options.affordance_pruning and not _plausible(atom, view, is_a):
                 continue
             focus = args[1] if pred.name == "at" else args[0]
-            out.append(CandidateAtom(atom, focus, render(atom, view, with_source=options.source_phrases),
-                                     frame_of(atom, view)))
+            affs = tuple(a for a in _AFFORDANCE_ORDER if is_a(args[0], a)) if options.use_phrases else ()
+            out.append(CandidateAtom(atom, focus, render(atom, view, with_source=options.source_phrases,
+                                                         affordances=affs),
+                                     frame_of(atom, view), atom in init))
     return out
+
+
+_AFFORDANCE_ORDER = ("wet-swipe", "dry-swipe", "cut", "heat", "contact-connect", "pound", "drinkable", "drink",
+                     "consumable", "liquid-contain", "contain")
 
 
 def _plausible(atom: Atom, view: SceneView, is_a) -> bool:

@@ -55,12 +55,17 @@ class SearchOptions:
     lm_scoring: bool = True  # rerank the best goals by LM log-probability
     affordance_pruning: bool = True
     source_phrases: bool = True  # "... from the table"
+    use_phrases: bool = True  # "something to clean with", from affordances
+    holds_penalty: float = 0.05  # for atoms already true in the scene
     k_examples: int = 8  # retrieved examples for the frame prior
-    k_shots: int = 4  # of which in the LM prompt
-    lm_top: int = 4  # goals the LM reranks
+    k_shots: int = 3  # of which in the LM prompt
+    lm_top: int = 3  # goals the LM reranks
+    #: ask the LM only when the best two goals are closer than this (a cascade: confident
+    #: structure-and-embedding answers skip the model); 0 disables the cascade
+    lm_margin: float = 0.12
     w_pool: float = 0.3
     w_lm: float = 0.15
-    temperature: float = 0.05  # softmax temperature over example similarities
+    temperature: float = 0.1  # softmax temperature over example similarities
     max_goals: int = 6  # ranked goals returned (self-correction tries them in order)
 
 
@@ -102,6 +107,13 @@ class _SceneCache:
         self.data[key] = value
 
 
+def _coarse(frame: str) -> str:
+    parts = frame.split("/")
+    if parts[0] in ("on", "in", "liquid_in") and len(parts) == 3 and parts[2] not in ("human", "robot"):
+        parts[2] = "?"
+    return "/".join(parts)
+
+
 def _template(name: str) -> str:
     return resources.files("groundplan.prompts.small_model").joinpath(name).read_text()
 
@@ -119,12 +131,12 @@ class GoalSearcher:
 
     def scene(self, domain: Domain, problem: Problem):
         key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
-               self.options.source_phrases)
+               self.options.source_phrases, self.options.use_phrases)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
-            cands = enumerate_atoms(domain, problem, view, CandidateOptions(self.options.affordance_pruning,
-                                                                            self.options.source_phrases))
+            cands = enumerate_atoms(domain, problem, view, CandidateOptions(
+                self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases))
             phrases = [p for c in cands for p in c.phrases]
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
@@ -151,11 +163,13 @@ class GoalSearcher:
         sims = np.array([s for _, s in near])
         w = np.exp((sims - sims.max()) / self.options.temperature)
         w /= w.sum()
+        # a fine frame (in/?/trash_can) and a coarse one (in/?/?): verbs transfer with or
+        # without the destination the example used
         frame_w: dict[str, float] = {}
         for (ex, _), wi in zip(near, w):
-            for f in ex.frames:
+            for f in ex.frames | {_coarse(f) for f in ex.frames}:
                 frame_w[f] = frame_w.get(f, 0.0) + float(wi)
-        prior = np.array([frame_w.get(c.frame, 0.0) for c in cands])
+        prior = np.array([0.5 * frame_w.get(c.frame, 0.0) + 0.5 * frame_w.get(_coarse(c.frame), 0.0) for c in cands])
         parts = float(sum(wi * ex.parts for (ex, _), wi in zip(near, w)))
         return prior, near, parts
 
@@ -163,7 +177,8 @@ class GoalSearcher:
         q = self.encoder.encode([text])[0] if self.encoder is not None else None
         s = self._atom_scores(q, emb, owner, len(cands))
         prior, near, parts = self._prior(q, cands)
-        return s + self.options.w_pool * prior, near, parts, q
+        holds = np.array([c.holds for c in cands], dtype=float)
+        return s + self.options.w_pool * prior - self.options.holds_penalty * holds, near, parts, q
 
     # ------------------------------------------------------------------ search
 
@@ -199,7 +214,9 @@ class GoalSearcher:
                 structure = multi.source
         singles = [GoalCandidate((cands[i].atom,), float(scores[i]), "single") for i in order[:max(self.options.max_goals,
                                                                                                    self.options.lm_top)]]
-        if structure == "single" and llm is not None and self.options.lm_scoring:
+        close = len(singles) < 2 or self.options.lm_margin <= 0 or \
+            singles[0].score - singles[1].score < self.options.lm_margin
+        if structure == "single" and llm is not None and self.options.lm_scoring and close:
             t2 = time.perf_counter()
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
