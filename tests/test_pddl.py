@@ -89,3 +89,7 @@ def test_domain_problem_round_trip(kitchen_task):
 
 def test_not_formula_repr():
     assert Not(Atom("p", ("a",))).pddl() == "(not (p a))"
+
+
+def test_goal_wrapper_with_autogptp_form():
+    assert parse_goal("(:goal and(inhand apple0 human0))") == And((Atom("inhand", ("apple0", "human0")),))

@@ -69,6 +69,9 @@ def parse_goal(text: str, *, limits: GoalLimits = DEFAULT_LIMITS) -> Formula:
                         f"goal: expected one expression, found {len(exprs)} (unbalanced parentheses?)",
                         feedback=f"{FORMAT_FEEDBACK} (the goal must be a single expression)")
     expr = exprs[0]
+    # (:goal and (p a) (q b)) - the AutoGPT+P form inside a goal wrapper
+    if isinstance(expr, list) and len(expr) > 2 and expr[0] == ":goal" and isinstance(expr[1], str):
+        expr = expr[1:]
     # unwrap (:goal X) and ((...)) wrappers
     while isinstance(expr, list) and expr and (expr[0] == ":goal" or (len(expr) == 1 and isinstance(expr[0], list))):
         expr = expr[1] if expr[0] == ":goal" and len(expr) == 2 else expr[0]
