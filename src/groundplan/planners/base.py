@@ -56,7 +56,7 @@ def register(name: str) -> Callable[[Callable[..., Planner]], Callable[..., Plan
     return deco
 
 
-def get_planner(name: str = "fast-downward", *, prune_above: int | None = 60, **kwargs) -> Planner:
+def get_planner(name: str = "fast-downward", *, prune_above: int | None = 40, **kwargs) -> Planner:
     """A planner by name. Problems with more than ``prune_above`` objects are planned with
     goal-relevant objects only (widening to the full task if that fails); None disables."""
     from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401  (registration)

@@ -77,7 +77,7 @@ def reduce_problem(problem: Problem, keep: set[str]) -> Problem:
 class PruningPlanner:
     """Wraps a planner; prunes objects when the problem has more than ``threshold``."""
 
-    def __init__(self, inner: Planner, threshold: int = 60):
+    def __init__(self, inner: Planner, threshold: int = 40):
         self.inner = inner
         self.threshold = threshold
         self.name = f"{inner.name}+prune"
