@@ -58,6 +58,10 @@ register(DatasetSpec("progprompt-env2", "progprompt-vh@56e6551",
 register(DatasetSpec("progprompt-test_unseen", "progprompt-vh@56e6551",
                      "ProgPrompt's test_unseen: the 10 environment-0 tasks BrainBody-LLM reports (initial graph "
                      "derived from the final graphs)", progprompt.test_unseen_tasks))
+register(DatasetSpec("franka-tabletop", "groundplan@1",
+                     "BrainBody-LLM Table 4: the 7 Franka tabletop tasks (scenes written for groundplan; a checker each)",
+                     lambda: __import__("groundplan.methods.brainbody.tabletop", fromlist=["_"]).franka_tasks(),
+                     has_goals=False))
 register(DatasetSpec("eai-virtualhome", "eai-eval@1.0.5",
                      "EAI's 342 VirtualHome programs (scene 1): initial/final graphs, gold scripts, symbolic goals",
                      eai.eai_tasks))

@@ -161,18 +161,23 @@ class BrainBodyMethod(Method):
 
     def _roles(self, task, ctx, cfg, env, spec, meter, rec):
         gold = None
+        oracle_brain = oracle_body = None
         if "oracle" in (cfg["brain"], cfg["body"]):
-            gold = gold_plan(task)
+            if hasattr(env, "oracle_roles"):
+                oracle_brain, oracle_body = env.oracle_roles()
+            else:
+                gold = gold_plan(task)
+                oracle_brain, oracle_body = OracleBrain(gold), OracleBody(gold)
         temp = float(cfg["temperature"])
         if cfg["brain"] == "oracle":
-            brain = OracleBrain(gold)
+            brain = oracle_brain
         else:
             plan_ex = spec["planning_examples"] if spec else vh_planning_examples(int(cfg["planning_examples"]))
             fb_ex = spec["feedback_examples"] if spec else _vh_feedback_examples()
             brain = LLMBrain(ctx.llm, plan_ex, fb_ex, meter, rec, temperature=temp, seed=ctx.seed)
         agent = getattr(env, "agent", "a virtual agent")
         if cfg["body"] == "oracle":
-            body = OracleBody(gold)
+            body = oracle_body
         elif cfg["body"] == "embedding":
             render = spec["render"] if spec else (lambda a, objs: "<char0> [" + a + "]" + "".join(f" <{o}>" for o in objs))
             body = EmbeddingBody(list(env.actions), env.object_list(), render)
