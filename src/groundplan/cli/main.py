@@ -136,6 +136,7 @@ def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option(
 
 def _register_optional() -> None:
     """Commands contributed by other layers (registered when their modules exist)."""
+    app.command("chat")(__import__("groundplan.cli.chat_cmds", fromlist=["chat_command"]).chat_command)
     app.add_typer(__import__("groundplan.cli.autogpt_cmds", fromlist=["oam_app"]).oam_app, name="oam")
     try:
         from groundplan.cli import llm_cmds

@@ -9,8 +9,8 @@ graph is not public data, so the scenarios run on groundplan's own kitchen graph
 (``wake_kitchen_graph.json``: the nodes the programs name, with VirtualHome's class
 properties and the placements the instructions describe). A task's goal is what its
 reference program changes (``groundplan.methods.wake_prompts.vh.reference_goal``); its
-``keep`` list (the entities the environment shows, with what they stand on or in) is the
-program's objects.
+``keep`` list is the program's objects: the environment shows them and what they stand on
+or are inside of (one level deep, ``SUPPORT_DEPTH``).
 
 Learning-from-observation (project-written, after Sec. III-A): the paper's multi-step
 role-plays on the ``lfo`` scenes in examples/scenes - relocating objects on a shelf (the
@@ -32,6 +32,10 @@ from groundplan.errors import DatasetError
 FOLDER = "microsoft-chatgpt-robot-manipulation-prompts/examples/task_decomposition_virtualhome"
 VERSION = "ChatGPT-Robot-Manipulation-Prompts@30535cd+kitchen1"
 GRAPH = "wake_kitchen_graph.json"
+#: the environment shows what the program's objects stand on or are inside of, one level
+#: deep (the original follows the chain to the end; a small model's context and speed
+#: favour the shorter dictionary - the floor under the furniture is left out)
+SUPPORT_DEPTH = 1
 
 
 def kitchen_graph() -> str:
@@ -64,7 +68,8 @@ def _task(dataset: str, tid: str, path: Path, subset: str, scenario: int, varian
     return Task(id=tid, dataset=dataset, instruction=instruction, scene_file=graph, goal=goal,
                 skillset="virtualhome", subset=subset,
                 extras={"scenario": scenario, "variant": variant, "program": list(d["program"]),
-                        "reference_steps": list(steps), "keep": program_objects(d["program"])},
+                        "reference_steps": list(steps), "keep": program_objects(d["program"]),
+                        "support_depth": SUPPORT_DEPTH},
                 source=str(path))
 
 

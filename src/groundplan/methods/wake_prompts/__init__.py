@@ -238,7 +238,8 @@ class WakePrompts(Method):
             "history_used": list(planner.session.history_used), "prompts": prompts.name,
         }
         status = EpisodeStatus.SUCCESS if success else EpisodeStatus.FAILURE
-        rec.event("result", success=success, executable=executable, correct=correct)
+        rec.event("result", success=success, executable=executable, correct=correct,
+                  **{k: v for k, v in metrics.items() if k not in ("executable", "correct")})
         err = None
         if not success:
             f = next((r.judgement.failed for r in results if r.judgement.failed), None)

@@ -117,7 +117,7 @@ VIRTUALHOME_ACTIONS = ActionSet(
      ActionSpec("SwitchOn", "switchon", ("any",)),
      ActionSpec("SwitchOff", "switchoff", ("any",)),
      ActionSpec("Drink", "drink", ("object",))),
-    {"walk_towards": "Walktowards", "putinside": "PutIn"})
+    {"walk_towards": "Walktowards", "walk": "Walktowards", "putinside": "PutIn"})
 
 ACTION_SETS: Mapping[str, ActionSet] = {"lfo": LFO_ACTIONS, "virtualhome": VIRTUALHOME_ACTIONS}
 

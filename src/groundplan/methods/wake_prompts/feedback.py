@@ -101,6 +101,9 @@ class AutoFeedback:
         args = self._resolve(p)
         if name == "put" and len(args) == 2 and self.aff.openable(args[1]) and self.aff.container(args[1]):
             return self._msg("put_into_container", object=self._d(args[0]), target=self._d(args[1]))
+        if name == "open" and args and any(q.spec and q.spec.name.lower() == "switchon" and self._resolve(q)[:1] == args[:1]
+                                           for q in items[:index]):
+            return self._msg("switch_after_putin", object="the object", target=self._d(args[0]))
         if name == "putin" and len(args) == 2:
             if not self.aff.openable(args[1]):
                 return self._msg("putin_not_container", object=self._d(args[0]), target=self._d(args[1]))
@@ -117,6 +120,9 @@ class AutoFeedback:
         for i, (name, args) in enumerate(names):
             if name == "put" and len(args) == 2 and self.aff.openable(args[1]) and self.aff.container(args[1]):
                 return self._msg("put_into_container", object=self._d(args[0]), target=self._d(args[1]))
+            if name == "putin" and len(args) == 2 and not self.aff.openable(args[1]) \
+                    and any(lit.startswith(f"(on {args[0]} ") for lit in (j.goal.unsatisfied if j.goal else ())):
+                return self._msg("putin_not_container", object=self._d(args[0]), target=self._d(args[1]))
             if name == "putin" and len(args) == 2:
                 target = args[1]
                 later = names[i + 1:]

@@ -24,21 +24,20 @@ from groundplan.world.wake_env import (
     LFO_VOCABULARY,
     EnvStyle,
     build_environment,
-    display_name,
     environment_facts,
     environments_equal,
     neutral_facts,
 )
 
 LFO_PHRASES: Mapping[str, str] = {
-    "on": "{0} is on_something(<{1}>)", "in": "{0} is inside_something(<{1}>)", "inhand": "{0} is inside_hand()",
-    "closed": "{0} is closed()", "opened": "{0} is open()", "hand_near": "the robot hand is near {0}",
-    "above": "{0} is above {1}", "free": "{0} is not constrained by any plane",
-    "reachable": "{0} is not inside something closed", "hand_empty": "the robot hand is empty",
+    "on": "<{0}> is on_something(<{1}>)", "in": "<{0}> is inside_something(<{1}>)", "inhand": "<{0}> is inside_hand()",
+    "closed": "<{0}> is closed()", "opened": "<{0}> is open()", "hand_near": "the robot hand is near <{0}>",
+    "above": "<{0}> is above <{1}>", "free": "<{0}> is not constrained by any plane",
+    "reachable": "<{0}> is not inside something closed", "hand_empty": "the robot hand is empty",
     "hand_unconstrained": "the robot hand holds nothing constrained by the environment",
-    "manipulable": "{0} is an object the robot can grasp", "plane": "{0} is a plane", "container": "{0} is a container",
-    "rotatable": "{0} can be rotated", "slidable": "{0} can be slid", "wiped": "{0} is wiped",
-    "handle_of": "{0} is the handle of {1}", "next_to": "{0} is next to {1}",
+    "manipulable": "<{0}> is an object the robot can grasp", "plane": "<{0}> is a plane", "container": "<{0}> is a container",
+    "rotatable": "<{0}> can be rotated", "slidable": "<{0}> can be slid", "wiped": "<{0}> is wiped",
+    "handle_of": "<{0}> is the handle of <{1}>", "next_to": "<{0}> is next to <{1}>",
 }
 
 
@@ -86,7 +85,7 @@ class WakeWorld:
         if not toks:
             return text
         tmpl = self.phrases.get(toks[0])
-        args = [display_name(self.written(a)) for a in toks[1:]]
+        args = [self.written(a) for a in toks[1:]]
         if tmpl is None or tmpl.count("{") > len(args):
             return text
         phrase = tmpl.format(*args)

@@ -91,14 +91,17 @@ def _package_text(name: str) -> str:
 def project_prompts(action_set: str) -> PromptSet:
     if action_set not in ORIGINAL_DIRS:
         raise ConfigError(f"unknown action set '{action_set}' (lfo or virtualhome)")
+    # the VirtualHome experiment (Sec. III-C) asks for three keys, the LfO prompts (Fig. 5) for five
+    out_fmt = "output_format_virtualhome.txt" if action_set == "virtualhome" else "output_format.txt"
     files = {"role": "role.txt", "actions": f"actions_{action_set}.txt",
-             "environment": f"environment_{action_set}.txt", "output_format": "output_format.txt",
+             "environment": f"environment_{action_set}.txt", "output_format": out_fmt,
              "examples": f"examples_{action_set}.txt"}
     turns: list[Message] = []
     for t in TURNS:
         turns.extend(parse_turns(_package_text(files[t]), file=files[t]))
     return PromptSet(f"project:{action_set}", action_set, _package_text("system.txt").strip(), tuple(turns),
-                     _package_text(f"query_{action_set}.txt").rstrip("\n"), FULL_KEYS, argless=False,
+                     _package_text(f"query_{action_set}.txt").rstrip("\n"),
+                     ORIGINAL_VH_KEYS if action_set == "virtualhome" else FULL_KEYS, argless=False,
                      source="project")
 
 

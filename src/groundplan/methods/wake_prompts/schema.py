@@ -155,7 +155,10 @@ def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence
             rules[r] = " ".join(parts)
         verbs.append(r)
     rules["item"] = " | ".join(verbs)
-    rules["text"] = '"\\"" [^"\\\\\\n] ' + f"[^\"\\\\\\n]{{0,{text_max - 1}}}" + ' "\\""'
+    def text_rule(n: int) -> str:
+        return '"\\"" [^"\\\\\\n] ' + f"[^\"\\\\\\n]{{0,{n - 1}}}" + ' "\\""'
+
+    rules["text"] = text_rule(text_max)
     more = max_steps - 1
     rules["sequence"] = f'"[" item (", " item){{0,{more}}} "]"'
     rules["steps"] = f'"[" text (", " text){{0,{more}}} "]"'
@@ -200,9 +203,12 @@ def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence
         elif k == "environment_after":
             rules["env-after"] = env_rule("after", False)
             body.append(f"{lead} env-after")
+        elif k == "instruction_summary":
+            rules["summary"] = '"\\"\\"" | ' + text_rule(SUMMARY_MAX)
+            body.append(f"{lead} summary")
         else:
-            body.append(f"{lead} text-or-empty")
-            rules["text-or-empty"] = '"\\"\\"" | text'
+            rules["question"] = '"\\"\\"" | ' + text_rule(QUESTION_MAX)
+            body.append(f"{lead} question")
     root = "root ::= " + " ".join(body) + ' "}"'
     return "\n".join([root] + [f"{k} ::= {v}" for k, v in rules.items()]) + "\n"
 

@@ -31,9 +31,9 @@ VOCABULARY: Mapping[str, str] = {"on": "on", "inside": "in"}
 #: predicates a reference program's change is read from
 GOAL_PREDICATES = frozenset({"on", "inside", "open", "closed", "switched_on", "switched_off", "heated", "washed"})
 PHRASES: Mapping[str, str] = {
-    "on": "{0} is ON({1})", "inside": "{0} is INSIDE({1})", "open": "{0} is open", "closed": "{0} is closed",
-    "switched_on": "{0} is switched on", "switched_off": "{0} is switched off", "heated": "{0} is heated",
-    "washed": "{0} is washed", "holds_rh": "{0} holds {1}", "holds_lh": "{0} holds {1}", "close": "{0} is close to {1}",
+    "on": "<{0}> is ON(<{1}>)", "inside": "<{0}> is INSIDE(<{1}>)", "open": "<{0}> is open", "closed": "<{0}> is closed",
+    "switched_on": "<{0}> is switched on", "switched_off": "<{0}> is switched off", "heated": "<{0}> is heated",
+    "washed": "<{0}> is washed", "holds_rh": "<{0}> holds <{1}>", "holds_lh": "<{0}> holds <{1}>", "close": "<{0}> is close to <{1}>",
 }
 _ITEM = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$")
 
@@ -121,7 +121,8 @@ def virtualhome_world(task: Task) -> tuple[WakeWorld, Affordances]:
         missing = [k for k in keep if k not in names]
         if missing:
             raise DatasetError(f"task object '{missing[0]}' is not a node of the graph", file=task.scene_file)
-        entities = closure(neutral_facts(facts, VOCABULARY), keep)
+        depth = task.extras.get("support_depth")
+        entities = closure(neutral_facts(facts, VOCABULARY), keep, max_depth=None if depth is None else int(depth))
     else:
         entities = [o.name for o in scene.objects]
     manip = frozenset(e for e in entities if "grabbable" in props[e])
