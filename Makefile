@@ -16,8 +16,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+DEMO_SCENE       ?= examples/scenes/kitchen.yaml
+DEMO_INSTRUCTION ?= I am thirsty, bring me a coke and then throw away the banana
+
+# The embedded model's goal generation is goalsearch (small-model planning, issue 10): the
+# instruction becomes a goal, the goal a plan.
 demo: install
-	$(BIN)/groundplan plan --scene examples/scenes/kitchen.yaml --goal "and (in salmon0 fridge0) (inhand coke0 human0)" --check "and (inhand coke0 human0)"
+	$(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "and (in salmon0 fridge0) (inhand coke0 human0)" --check "and (inhand coke0 human0)"
+	@echo "instruction: $(DEMO_INSTRUCTION)"
+	@goal="$$($(BIN)/groundplan goal --scene $(DEMO_SCENE) --instruction "$(DEMO_INSTRUCTION)" --strategy goalsearch)" && \
+	  echo "goal: $$goal" && $(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "$$goal"
 
 test: install
 	$(BIN)/python -m pytest -q

@@ -154,6 +154,10 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
                  instruction: str = typer.Option(..., "--instruction", help="what the user asks"),
                  constrained: bool = typer.Option(False, "--constrained",
                                                   help="decode under the goal grammar of the domain and scene"),
+                 strategy: str = typer.Option("prompt", "--strategy",
+                                              help="prompt: AutoGPT+P's goal prompt; goalsearch: candidate goals "
+                                                   "scored by embeddings, examples and the LLM, first solvable one "
+                                                   "(small-model planning)"),
                  skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
                  oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map"),
                  lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects"),
@@ -176,6 +180,11 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         from groundplan.sim.pipeline import build
 
         task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient)
+        if strategy == "goalsearch":
+            _goal_by_search(task, instruction, opts, as_json)
+            return
+        if strategy != "prompt":
+            _fail(f"unknown --strategy '{strategy}' (prompt, goalsearch)")
         prompt = goal_prompt(task.domain, task.problem, instruction)
         if show_prompt:
             _err.print(prompt, highlight=False, markup=False)
@@ -197,6 +206,23 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         _err.print(f"no valid goal: {prop.error}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1)
     sys.stdout.write(prop.goal.pddl() + "\n")  # never wrapped: a goal is one line
+
+
+def _goal_by_search(task, instruction: str, opts: "_LLMOptions", as_json: bool) -> None:
+    from groundplan.llm import build_llm
+    from groundplan.methods.small_model.search import plan_instruction
+    from groundplan.planners import get_planner
+
+    with build_llm(opts.config()) as llm:
+        goal, out, res = plan_instruction(instruction, task, get_planner("fast-downward"), llm=llm)
+    if as_json:
+        sys.stdout.write(json.dumps({"goal": goal, "plan": list(out.plan) if out else [],
+                                     "candidates": [g.text for g in res.goals]}) + "\n")
+        raise typer.Exit(0 if goal else 1)
+    if goal is None:
+        _err.print("no solvable goal among the candidates", highlight=False, markup=False)
+        raise typer.Exit(1)
+    sys.stdout.write(goal + "\n")
 
 
 def _read_text(path: Path) -> str:

@@ -320,4 +320,35 @@ class GoalSearcher:
         return rescored + singles[self.options.lm_top:]
 
 
-__all__ = ["GoalCandidate", "GoalSearcher", "SearchOptions", "SearchResult"]
+
+def plan_instruction(instruction: str, planning_task, planner, *, llm=None, options: SearchOptions = SearchOptions(),
+                     encoder=None, usage=None, timeout: Optional[float] = None):
+    """One instruction to a checked, solvable goal (the CLI's ``goal --strategy goalsearch``):
+    returns ``(goal_text, plan_outcome, search_result)``; ``goal_text`` is None when no
+    candidate plans. Goals are tried in rank order (semantic check, then the planner)."""
+    from groundplan.errors import GoalError
+    from groundplan.pddl.goal import check_goal, parse_goal
+    from groundplan.pddl.semantics import check_semantics
+    from groundplan.sim.pipeline import plan_and_check
+
+    if encoder is None and (options.embeddings or options.retrieval):
+        from groundplan.llm.minilm import shared_minilm
+
+        encoder = shared_minilm()
+    searcher = GoalSearcher(encoder, options=options)
+    pt = planning_task
+    res = searcher.search(instruction, pt.domain, pt.problem, llm=llm if options.lm_scoring else None, usage=usage)
+    for g in res.goals:
+        try:
+            f = parse_goal(g.text)
+            check_goal(f, pt.domain, pt.problem, typecheck=False)
+            check_semantics(f, pt.domain, pt.problem, pt.skillset.semantic_conditions)
+        except GoalError:
+            continue
+        out = plan_and_check(pt, g.text, planner, typecheck=False, timeout=timeout)
+        if out.status == "solved":
+            return g.text, out, res
+    return None, None, res
+
+
+__all__ = ["GoalCandidate", "GoalSearcher", "SearchOptions", "SearchResult", "plan_instruction"]
