@@ -22,7 +22,14 @@ from typing import Any, Mapping, Optional
 from groundplan.bench.task import Task
 from groundplan.errors import GoalError, GroundplanError
 from groundplan.methods.base import (
-    Episode, EpisodeStatus, Method, RunContext, TraceRecorder, execute_and_score, failed_episode, register_method,
+    Episode,
+    EpisodeStatus,
+    Method,
+    RunContext,
+    TraceRecorder,
+    execute_and_score,
+    failed_episode,
+    register_method,
 )
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 

@@ -31,7 +31,11 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from groundplan.methods.small_model.candidates import (
-    CandidateAtom, CandidateOptions, SceneView, enumerate_atoms, scene_view,
+    CandidateAtom,
+    CandidateOptions,
+    SceneView,
+    enumerate_atoms,
+    scene_view,
 )
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
