@@ -66,7 +66,7 @@ class BaseLLM(Method):
         meter = new_meter()
         if ctx.llm is None:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)", seed=ctx.seed)
-        cfg = {"examples": 3, "env_limit": 40, "temperature": 0.0, **dict(ctx.config or {})}
+        cfg = {"examples": 2, "env_limit": 25, "temperature": 0.0, **dict(ctx.config or {})}
         try:
             env = make_env(task)
             spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
@@ -76,7 +76,8 @@ class BaseLLM(Method):
                 examples=spec["program_examples"] if spec else vh_program_examples(int(cfg["examples"])),
                 objects=", ".join(env.object_list()), actions=", ".join(env.actions),
                 environment=env.environment_info(task.instruction, int(cfg["env_limit"])), task=task.instruction)
-            c = ctx.llm.chat(prompt, max_tokens=400, temperature=float(cfg["temperature"]), seed=ctx.seed, usage=meter)
+            c = ctx.llm.chat(prompt, max_tokens=240, temperature=float(cfg["temperature"]), seed=ctx.seed,
+                             stop=("High-level Instruction", "\n\n\n"), usage=meter)
             rec.llm_call("program", prompt, c)
             commands = read_commands(c.text)
             rec.event("plan", source="llm", steps=commands)

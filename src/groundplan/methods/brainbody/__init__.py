@@ -126,7 +126,7 @@ class BrainBodyMethod(Method):
     prompt_package = "groundplan.prompts.brainbody"
 
     def _config(self, ctx: RunContext) -> dict[str, Any]:
-        cfg = {"planning_examples": 3, "execution_examples": 8, "env_limit": 40, "temperature": 0.0}
+        cfg = {"planning_examples": 2, "execution_examples": 6, "env_limit": 25, "temperature": 0.0}
         cfg.update(self.defaults)
         cfg.update(dict(ctx.config or {}))
         return cfg

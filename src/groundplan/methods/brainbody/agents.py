@@ -77,14 +77,15 @@ class LLMBrain(Brain):
     feedback_examples: str
     meter: object = None
     recorder: object = None
-    max_tokens: int = 256
+    max_tokens: int = 160
     temperature: float = 0.0
     seed: int = 0
     env_limit: int = 60
 
     def _ask(self, prompt: str, purpose: str) -> str:
+        # stop where a few-shot model would start the next example
         c = self.llm.chat(prompt, max_tokens=self.max_tokens, temperature=self.temperature, seed=self.seed,
-                          usage=self.meter)
+                          stop=("High-level Instruction", "\n\n\n"), usage=self.meter)
         if self.recorder is not None:
             self.recorder.llm_call(purpose, prompt, c)
         return c.text
