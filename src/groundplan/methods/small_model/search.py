@@ -60,7 +60,7 @@ class SearchOptions:
     affordance_pruning: bool = True
     source_phrases: bool = True  # "... from the table"
     use_phrases: bool = True  # "something to clean with", from affordances
-    holds_penalty: float = 0.05  # for atoms already true in the scene
+    holds_penalty: float = 0.02  # for atoms already true in the scene
     k_examples: int = 8  # retrieved examples for the frame prior
     k_shots: int = 3  # of which in the LM prompt
     lm_top: int = 3  # goals the LM reranks
@@ -261,6 +261,8 @@ class GoalSearcher:
         # a place the instruction names ("on the table", "from the second counter")
         places = {p for p in view.place.values()}
         named = [p for p in places if " " + view.words.get(p, p).replace("the ", "", 1) + " " in text]
+        if cands[order[0]].atom.predicate in ("visited", "at"):
+            named = []  # "visit all the locations": the best atom is about places, not things on one
         if named:
             # the longest name wins ("second counter" over "counter")
             named.sort(key=lambda p: -len(view.words.get(p, p)))
