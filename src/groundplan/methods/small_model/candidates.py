@@ -95,6 +95,8 @@ class CandidateAtom:
     frame: str
     #: already true in the initial state (kept: "put the soda on the counter" where it stands)
     holds: bool = False
+    #: the words naming the arguments ("second", "counter", "coke"), without articles and people
+    arg_words: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -184,9 +186,16 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
                 continue
             focus = args[1] if pred.name == "at" else args[0]
             affs = tuple(a for a in _AFFORDANCE_ORDER if is_a(args[0], a)) if options.use_phrases else ()
+            named = [a for a in args if not _role(view, a)]
+            src = view.place.get(args[0])
+            if options.source_phrases and src and src not in args and not _role(view, src):
+                named.append(src)  # "... from the second counter"
+            words = tuple(dict.fromkeys(w for a in named
+                                        for w in re.findall(r"[a-z0-9]+", view.words.get(a, a).lower())
+                                        if w != "the"))
             out.append(CandidateAtom(atom, focus, render(atom, view, with_source=options.source_phrases,
                                                          affordances=affs),
-                                     frame_of(atom, view), atom in init))
+                                     frame_of(atom, view), atom in init, words))
     return out
 
 

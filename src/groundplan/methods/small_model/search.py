@@ -61,6 +61,9 @@ class SearchOptions:
     source_phrases: bool = True  # "... from the table"
     use_phrases: bool = True  # "something to clean with", from affordances
     holds_penalty: float = 0.02  # for atoms already true in the scene
+    #: weight of word overlap between the instruction and the words naming the atom's
+    #: arguments (ordinals and names MiniLM blurs: "second counter" vs "first counter")
+    w_lex: float = 0.1
     k_examples: int = 8  # retrieved examples for the frame prior
     k_shots: int = 3  # of which in the LM prompt
     lm_top: int = 3  # goals the LM reranks
@@ -180,9 +183,20 @@ class GoalSearcher:
     def _scores(self, text: str, cands, emb, owner) -> tuple[np.ndarray, list, float, Optional[np.ndarray]]:
         q = self.encoder.encode([text])[0] if self.encoder is not None else None
         s = self._atom_scores(q, emb, owner, len(cands))
+        if self.options.w_lex:
+            s = s + self.options.w_lex * self._lexical(text, cands)
         prior, near, parts = self._prior(q, cands)
         holds = np.array([c.holds for c in cands], dtype=float)
         return s + self.options.w_pool * prior - self.options.holds_penalty * holds, near, parts, q
+
+    def _lexical(self, text: str, cands: Sequence[CandidateAtom]) -> np.ndarray:
+        said = set(_WORD.findall(text.lower()))
+        out = np.zeros(len(cands))
+        for i, c in enumerate(cands):
+            words = c.arg_words
+            if words:
+                out[i] = sum(w in said for w in words) / len(words)
+        return out
 
     # ------------------------------------------------------------------ search
 
