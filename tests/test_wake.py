@@ -639,3 +639,26 @@ def test_recorded_lfo_outputs_chain_in_the_lfo_skill_set(shelf_world):
         j = execute_answer(shelf_world, LFO_ACTIONS, a, facts, argless=True)
         assert j.executable and j.env_match, (p.name, j.failed)
         facts = j.facts
+
+
+def test_actions_no_state_shows_are_required():
+    """Scenario 6 (drink from the water glass): the reference program leaves the state as it
+    was, so the judge asks for its Grab and Drink on the plan itself."""
+    from groundplan.methods.wake_prompts.vh import required_actions
+
+    prog = ["WalkTowards(<kitchentable_231>)", "Grab(<waterglass_275>)", "Drink(<waterglass_275>)",
+            "Put(<waterglass_275>, <kitchentable_231>)"]
+    task = _vh_task(prog)
+    assert task.goal == "(and)"
+    req = required_actions(prog, task.goal)
+    assert req == ["Grab(<waterglass_275>)", "Drink(<waterglass_275>)"]
+    world, aff = make_world(task)
+    env = world.environment()
+    ps = project_prompts("virtualhome")
+    walk_only = read_answer(_vh(env, ["Walktowards(<kitchentable_231>)"]), env, VIRTUALHOME_ACTIONS, ps)
+    j = execute_answer(world, VIRTUALHOME_ACTIONS, walk_only, goal=parse_goal(task.goal), required=req)
+    assert j.executable and j.correct is False and j.missing_actions == tuple(req)
+    fb = AutoFeedback(world, VIRTUALHOME_ACTIONS, aff).check(walk_only, j)
+    assert fb.kind == "required_action" and "Grab(<waterglass_275>)" in fb.text
+    full = read_answer(_vh(env, [p.replace("WalkTowards", "Walktowards") for p in prog]), env, VIRTUALHOME_ACTIONS, ps)
+    assert execute_answer(world, VIRTUALHOME_ACTIONS, full, goal=parse_goal(task.goal), required=req).success

@@ -59,7 +59,7 @@ def _read(path: Path) -> dict:
 
 
 def _task(dataset: str, tid: str, path: Path, subset: str, scenario: int, variant: str) -> Task:
-    from groundplan.methods.wake_prompts.vh import program_objects, reference_goal
+    from groundplan.methods.wake_prompts.vh import program_objects, reference_goal, required_actions
 
     d = _read(path)
     graph = kitchen_graph()
@@ -69,7 +69,7 @@ def _task(dataset: str, tid: str, path: Path, subset: str, scenario: int, varian
                 skillset="virtualhome", subset=subset,
                 extras={"scenario": scenario, "variant": variant, "program": list(d["program"]),
                         "reference_steps": list(steps), "keep": program_objects(d["program"]),
-                        "support_depth": SUPPORT_DEPTH},
+                        "support_depth": SUPPORT_DEPTH, "required_actions": required_actions(d["program"], goal)},
                 source=str(path))
 
 

@@ -155,7 +155,7 @@ class WakePlanner:
         if self.recorder is not None:
             self.recorder.event(type_, **data)
 
-    def run_instruction(self, instruction: str, goal=None) -> InstructionResult:
+    def run_instruction(self, instruction: str, goal=None, required: tuple[str, ...] = ()) -> InstructionResult:
         env_given = self.session.environment
         answer = self.session.instruct(instruction)
         questions: list[str] = []
@@ -164,7 +164,8 @@ class WakePlanner:
             if answer.question:
                 questions.append(answer.question)
                 self._event("question", text=answer.question, round=rounds)
-            j = execute_answer(self.world, self.actions, answer, self.facts, goal=goal, argless=self.prompts.argless)
+            j = execute_answer(self.world, self.actions, answer, self.facts, goal=goal, argless=self.prompts.argless,
+                               required=required)
             self._event("plan", round=rounds, items=list(j.items), problems=list(answer.problems),
                         summary=answer.view.summary)
             for s in j.steps:
@@ -216,7 +217,9 @@ class WakePrompts(Method):
             seq = instructions_of(task)
             for i, ins in enumerate(seq):
                 g = goals[i] if i < len(goals) and goals[i] else (task.goal if i == len(seq) - 1 else None)
-                results.append(planner.run_instruction(ins, parse_goal(g) if g else None))
+                last = i == len(seq) - 1
+                required = tuple(task.extras.get("required_actions") or ()) if last else ()
+                results.append(planner.run_instruction(ins, parse_goal(g) if g else None, required))
         except (GroundplanError, LLMError) as exc:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())

@@ -136,6 +136,8 @@ class AutoFeedback:
                             and not self.aff.is_on(target, j.facts):
                         return self._msg("switch_on_missing", target=self._d(target))
         goal = j.goal
+        if j.missing_actions and (goal is None or goal.success):
+            return self._msg("required_action", item=j.missing_actions[0])
         if goal is not None and goal.unsatisfied:
             missing = ", ".join(self.world.words(lit) for lit in goal.unsatisfied[:3])
             return self._msg("goal_missing", missing=_negate(missing))

@@ -130,6 +130,10 @@ class Judgement:
     env_after: Optional[Mapping[str, Any]] = None  # the executor's state as an environment
     env_match: Optional[bool] = None  # the answer's environment_after equals env_after
     goal: Optional[GoalReport] = None
+    #: required actions (that leave no trace in the state, e.g. Drink) the plan did not execute
+    missing_actions: tuple[str, ...] = ()
+    #: whether any actions were required
+    has_required: bool = False
 
     @property
     def planned(self) -> int:
@@ -149,7 +153,9 @@ class Judgement:
 
     @property
     def correct(self) -> Optional[bool]:
-        return None if self.goal is None else self.goal.success
+        if self.goal is None and not self.has_required:
+            return None
+        return (self.goal is None or self.goal.success) and not self.missing_actions
 
     @property
     def success(self) -> bool:
@@ -160,17 +166,22 @@ class Judgement:
         return {"items": list(self.items), "executable": self.executable, "executed": self.executed,
                 "planned": self.planned, "failed_step": f.item if f else None, "failure": f.reason if f else None,
                 "correct": self.correct, "gcr": self.goal.gcr if self.goal else None,
-                "unsatisfied": list(self.goal.unsatisfied) if self.goal else [], "env_match": self.env_match}
+                "unsatisfied": list(self.goal.unsatisfied) if self.goal else [], "env_match": self.env_match,
+                "missing_actions": list(self.missing_actions)}
 
 
 def execute_answer(world: WakeWorld, actions: ActionSet, answer: Answer, facts: Optional[frozenset[Atom]] = None, *,
-                   goal: Optional[Formula] = None, argless: bool = False) -> Judgement:
+                   goal: Optional[Formula] = None, argless: bool = False,
+                   required: Sequence[str] = ()) -> Judgement:
     """Run the answer's task sequence from ``facts`` (default: the initial state), stopping
-    at the first step that fails; evaluate ``goal`` on the resulting state."""
+    at the first step that fails; evaluate ``goal`` on the resulting state. ``required``:
+    actions (as items, e.g. ``Drink(<waterglass_275>)``) the plan must have executed - for
+    what a state cannot show."""
     ex = world.executor(facts)
     start = ex.facts
     if answer.data is None:
-        return Judgement((), (), False, start, goal=_goal(world, goal, start))
+        return Judgement((), (), False, start, goal=_goal(world, goal, start), missing_actions=tuple(required),
+                         has_required=bool(required))
     view = answer.view
     items = list(view.sequence)
     if argless:
@@ -201,7 +212,15 @@ def execute_answer(world: WakeWorld, actions: ActionSet, answer: Answer, facts: 
     env_after = world.environment(ex.facts)
     model_after = view.environment_after
     match = environments_equal(model_after, env_after) if model_after is not None else None
-    return Judgement(tuple(items), tuple(steps), True, ex.facts, env_after, match, _goal(world, goal, ex.facts))
+    done = {s.step for s in steps if s.ok}
+    missing = []
+    for item in required:
+        p = actions.parse_item(item)
+        want = " ".join((actions.to_step(p, world.resolve), *world.step_suffix)) if p.ok else item
+        if want not in done:
+            missing.append(item)
+    return Judgement(tuple(items), tuple(steps), True, ex.facts, env_after, match, _goal(world, goal, ex.facts),
+                     tuple(missing), bool(required))
 
 
 def _goal(world: WakeWorld, goal: Optional[Formula], facts: frozenset[Atom]) -> Optional[GoalReport]:

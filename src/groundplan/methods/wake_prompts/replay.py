@@ -79,7 +79,8 @@ def judge_text(task: Task, text: str, index: int = 0, *, prompts: Optional[Promp
     world, _ = make_world(task)
     env = world.environment()
     answer = read_answer(text, env, VIRTUALHOME_ACTIONS, ps)
-    j = execute_answer(world, VIRTUALHOME_ACTIONS, answer, goal=parse_goal(task.goal) if task.goal else None)
+    j = execute_answer(world, VIRTUALHOME_ACTIONS, answer, goal=parse_goal(task.goal) if task.goal else None,
+                       required=tuple(task.extras.get("required_actions") or ()))
     rec = answer.data or {}
     flag = rec.get("was_execution_successful")
     f = j.failed

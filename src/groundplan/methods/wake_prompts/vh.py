@@ -9,7 +9,8 @@ is executed on the graph; the goal is what it changed - relations ON / INSIDE an
 states open / closed / switched on / off / heated / washed - as a conjunction (added facts
 hold, removed ones do not). Where the program repeats the same change for several objects
 of one class (scenario 9 moves all four plates while its instruction asks for "a plate"),
-any one of them will do.
+any one of them will do. What no state shows (drinking; a knife moved to another place
+on the same table) is checked on the plan instead: ``required_actions``.
 """
 
 from __future__ import annotations
@@ -107,6 +108,25 @@ def reference_goal(scene_file: str, program: Sequence[str]) -> tuple[str, tuple[
     return "(and " + " ".join(parts) + ")" if parts else "(and)", tuple(steps)
 
 
+#: verbs whose effect no state shows: a plan must contain them where the reference has them
+STATELESS_VERBS = frozenset({"drink"})
+
+
+def required_actions(program: Sequence[str], goal: str) -> list[str]:
+    """Reference actions a correct plan must execute because the final state cannot show
+    them: the stateless ones (Drink), and - when the program changes nothing at all (move
+    the knife to another place on the same table) - its grabs."""
+    out = []
+    for item in program:
+        m = _ITEM.match(item)
+        verb = m.group(1).lower() if m else ""
+        if verb in STATELESS_VERBS or (goal == "(and)" and verb == "grab"):
+            spec = VIRTUALHOME_ACTIONS.spec(verb)
+            args = [a.strip() for a in m.group(2).split(",")] if m else []
+            out.append(f"{spec.name if spec else m.group(1)}({', '.join(args)})")
+    return out
+
+
 def virtualhome_world(task: Task) -> tuple[WakeWorld, Affordances]:
     w = _vh_world(task.scene_file)
     scene = w.scene
@@ -154,5 +174,5 @@ def answer_names(env: Mapping[str, Any]) -> list[str]:
     return [str(x).strip("<>") for x in list(env.get("assets", [])) + list(env.get("objects", []))]
 
 
-__all__ = ["virtualhome_world", "reference_goal", "program_steps", "program_objects", "VOCABULARY", "PHRASES",
+__all__ = ["virtualhome_world", "reference_goal", "required_actions", "STATELESS_VERBS", "program_steps", "program_objects", "VOCABULARY", "PHRASES",
            "GOAL_PREDICATES"]
