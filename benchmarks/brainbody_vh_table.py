@@ -101,7 +101,7 @@ def main() -> int:
     head = "| technique | " + " | ".join(f"{d.split('-', 1)[1]} SR | GCR | EXEC" for d in datasets) + " |"
     print(head)
     print("|---|" + "---|---|---|" * len(datasets))
-    for name, cfg, suffix in methods:
+    for name, _cfg, suffix in methods:
         label = LABELS.get(name, name) + (f" {suffix.strip('-')}" if suffix else "")
         cells = []
         for ds in datasets:

@@ -163,7 +163,7 @@ def main() -> int:
     def rate(key: str) -> float:
         return sum(1 for r in rows if r[key]) / n
 
-    print(f"# VirtualHome conformance: groundplan `virtualhome` skill set vs the evolving-graph executor\n")
+    print("# VirtualHome conformance: groundplan `virtualhome` skill set vs the evolving-graph executor\n")
     print(f"{n} EAI gold programs ({sum(r['steps'] for r in rows)} steps), {wall:.0f} s on {args.workers} worker(s); "
           f"executor time: reference {sum(r['seconds_reference'] for r in rows):.0f} s, groundplan "
           f"{sum(r['seconds_groundplan'] for r in rows):.0f} s\n")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from groundplan.datadir import data_dir
-from groundplan.methods.brainbody.agents import PASS, BrainContext, parse_plan, read_command
+from groundplan.methods.brainbody.agents import PASS, parse_plan, read_command
 from groundplan.methods.brainbody.algorithm import brainbody_loop
 from groundplan.methods.brainbody.envs import Outcome
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Optional, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from groundplan.bench.task import Task
 from groundplan.world.virtualhome import (
@@ -136,96 +136,6 @@ class VHEnv:
                 or next((c for c in sorted(cands) if c in close), None) or min(cands)
             args.append((cls, pick))
         return ScriptLine(line.action, tuple(args), line.char)
-
-    def execute(self, command: str) -> Outcome: ...
-
-    def score(self) -> Score: ...
-
-
-class VHEnv:
-    """One episode in VirtualHome: the task's initial graph, a session, and its scorer."""
-
-    def __init__(self, task: Task, *, actions: Sequence[str] = VH_ACTIONS):
-        self.task = task
-        self.actions = tuple(actions)
-        path = Path(task.scene_file)
-        self.initial = read_vh_graph_file(path)
-        self.world = VHWorld(self.initial)
-        self.session = self.world.session()
-        self.char = self.initial.character(0)
-        self._last: dict[str, int] = {}
-        self.executed: list[str] = []  # script lines that executed
-
-    # -- prompts
-    def object_list(self) -> list[str]:
-        return sorted({n.class_name for n in self.initial.nodes if n.class_name not in STRUCTURE})
-
-    def graph(self) -> VHGraph:
-        return self.session.graph()
-
-    def environment_info(self, task: str = "", limit: int = 60) -> str:
-        """Relational triplets ``(subject:predicate:object)``: the character's room and hands,
-        then states and ON / INSIDE relations, objects named in ``task`` first."""
-        g = self.graph()
-        words = set(re.findall(r"[a-z]+", task.lower()))
-        cls = {n.id: n.class_name for n in g.nodes}
-
-        def rank(name: str) -> int:
-            return 0 if name in words or any(w in name for w in words if len(w) > 3) else 1
-
-        trip: list[tuple[int, str]] = []
-        for f, r, t in g.edges:
-            if f == self.char.id and r in ("INSIDE", "HOLDS_RH", "HOLDS_LH", "ON"):
-                rel = {"HOLDS_RH": "holds", "HOLDS_LH": "holds"}.get(r, r.lower())
-                trip.append((-1, f"(character:{rel}:{cls.get(t)})"))
-        for n in g.nodes:
-            if n.class_name in STRUCTURE or n.category == "Rooms":
-                continue
-            for s in n.states:
-                if s in ("CLEAN", "DIRTY", "PLUGGED_IN", "PLUGGED_OUT"):
-                    continue
-                trip.append((rank(n.class_name), f"({n.class_name}:is:{s.lower()})"))
-        for f, r, t in g.edges:
-            if r not in ("ON", "INSIDE") or f == self.char.id:
-                continue
-            a, b = cls.get(f), cls.get(t)
-            if a is None or b is None or a in STRUCTURE or b in STRUCTURE:
-                continue
-            if g.node(t) is not None and g.node(t).category == "Rooms":
-                continue
-            trip.append((min(rank(a), rank(b)), f"({a}:{r.lower()}:{b})"))
-        trip.sort(key=lambda x: x[0])
-        seen = list(dict.fromkeys(t for _, t in trip))
-        return ", ".join(seen[:limit])
-
-    # -- acting
-    def resolve(self, line: ScriptLine) -> ScriptLine:
-        g = self.graph()
-        held = {t for f, r, t in g.edges if f == self.char.id and r in ("HOLDS_RH", "HOLDS_LH")}
-        close = {t for f, r, t in g.edges if f == self.char.id and r == "CLOSE"}
-        args = []
-        for cls, node_id in line.args:
-            if node_id >= 0 and g.node(node_id) is not None:
-                args.append((cls, node_id))
-                continue
-            cands = [n.id for n in g.nodes if n.class_name == cls]
-            if not cands:
-                args.append((cls, node_id))  # reported as not found
-                continue
-            pick = (next((c for c in cands if c in held), None) if line.action.startswith("PUT") else None) \
-                or (self._last.get(cls) if self._last.get(cls) in cands else None) \
-                or next((c for c in sorted(cands) if c in close), None) or min(cands)
-            args.append((cls, pick))
-        return ScriptLine(line.action, tuple(args), line.char)
-
-    def parse(self, command: str) -> ScriptLine:
-        text = command.strip()
-        # ids may be missing: "<char0> [walk] <kitchen>" -> id -1 (resolved by class)
-        text = re.sub(r"<([^<>]+)>(?!\s*\()", lambda m: m.group(0) if m.group(1).startswith("char") else
-                      f"<{m.group(1)}> (-1)", text)
-        text = text.replace("(-1)", "(0.-1)")
-        line = parse_script_line(text.replace("0.-1", "-1") if False else text)
-        return line
 
     def execute(self, command: str) -> Outcome:
         try:
