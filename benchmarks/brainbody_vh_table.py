@@ -101,8 +101,12 @@ def main() -> int:
     head = "| technique | " + " | ".join(f"{d.split('-', 1)[1]} SR | GCR | EXEC" for d in datasets) + " |"
     print(head)
     print("|---|" + "---|---|---|" * len(datasets))
-    for name, _cfg, suffix in methods:
-        label = LABELS.get(name, name) + (f" {suffix.strip('-')}" if suffix else "")
+    for name, cfg, suffix in methods:
+        label = LABELS.get(name, name)
+        if "K" in cfg and name == "brainbody":
+            label = f"BB-LLM (feedback, K={cfg['K']})"
+        elif suffix:
+            label += f" {suffix.strip('-')}"
         cells = []
         for ds in datasets:
             a = rows.get((name + suffix, ds))

@@ -120,7 +120,7 @@ class LLMBody(Body):
     agent: str = "a virtual agent"
     meter: object = None
     recorder: object = None
-    max_tokens: int = 40
+    max_tokens: int = 48
     seed: int = 0
     temperature: float = 0.0
 
@@ -131,15 +131,16 @@ class LLMBody(Body):
             agent=self.agent, syntax=self.syntax, examples=self.examples, objects=", ".join(self.objects),
             actions=", ".join(self.actions), step=step)
         c = self.llm.chat(prompt, max_tokens=self.max_tokens, temperature=self.temperature, seed=self.seed,
-                          stop=("\n", "Explanation", "Description"), usage=self.meter)
+                          stop=("Explanation", "Description", "\n\n"), usage=self.meter)
         if self.recorder is not None:
             self.recorder.llm_call("body", prompt, c)
         return read_command(c.text)
 
 
 def read_command(text: str) -> str:
-    """The Body's answer: ``<pass>`` or the first ``[action] ...`` command in it."""
-    t = (text or "").strip()
+    """The Body's answer: ``<pass>`` or the first ``[action] ...`` command in it (a code
+    fence or an "Action Plan:" prefix around it is ignored)."""
+    t = (text or "").replace("```python", "").replace("```", "").replace("Action Plan:", "").strip()
     if not t or "<pass>" in t.lower()[:40] or t.lower().startswith("pass"):
         return PASS
     m = re.search(r"(<(?:char\d+|rob\d+)>\s*)?\[\w+\][^\n]*", t)
