@@ -42,15 +42,28 @@ MAX_PER_SUBGOAL = 10
 _WORD = re.compile(r"\b[a-z][a-z0-9_]*")
 
 
-def program_prompt(objects: list[str], task: str, n_examples: int = 3) -> str:
+def env0_objects() -> list[str]:
+    """The class names of environment 0 (the examples' environment), as the prompt header lists them."""
+    from groundplan.bench.datasets.progprompt import split_graphs
+
+    _, inits, _ = split_graphs("test_unseen")
+    return sorted({n.class_name for n in inits[0].nodes})
+
+
+def program_prompt(objects: list[str], task: str, n_examples: int = 3, *, new_env: bool = False) -> str:
+    """run_eval.py's prompt: the header with environment 0's objects, the example programs,
+    then (in another environment) that environment's ``objects = [...]``, then ``def task():``."""
     from groundplan.bench.datasets.progprompt import pythonic_plans
     from groundplan.prompts.progprompt import load
 
     plans = pythonic_plans()
-    parts = [load("header.txt").substitute(objects=repr(objects))]
+    parts = [load("header.txt").substitute(objects=repr(env0_objects() if new_env else objects))]
     parts += [plans[k] for k in DEFAULT_EXAMPLES[:n_examples] if k in plans]
+    prompt = "\n\n".join(parts)
+    if new_env:
+        prompt += f"\n\n\nobjects = {objects!r}"
     fn = "_".join(task.split(" "))
-    return "\n\n".join(parts) + f"\n\ndef {fn}():\n\t"
+    return prompt + f"\n\ndef {fn}():\n\t"
 
 
 def subgoals(program: str) -> list[tuple[str, list[str]]]:
@@ -152,7 +165,7 @@ class ProgPrompt(Method):
         try:
             env = VHEnv(task)
             prompt = program_prompt(sorted({n.class_name for n in env.initial.nodes}), task.instruction,
-                                    int(cfg["examples"]))
+                                    int(cfg["examples"]), new_env=task.extras.get("split") in ("env1", "env2"))
             c = ctx.llm.chat(prompt, max_tokens=600, temperature=float(cfg["temperature"]), stop=("def ",),
                              seed=ctx.seed, usage=meter)
             rec.llm_call("program", prompt, c)
