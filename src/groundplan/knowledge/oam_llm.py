@@ -269,8 +269,10 @@ class OAMAsker:
         if self.constrained:
             alts = " | ".join(f'"{n}"' for n in names)
             grammar = f'root ::= aff (", " aff){{0,{len(names) - 1}}}\naff ::= {alts}'
+        # a bound no answer of the grammar exceeds (len(names) items, one token per character)
+        limit = (max(map(len, names)) + 2) * len(names) + 8 if grammar is not None else 200
         text = self._ask(_template("list_affordances.txt").substitute(affordances=lines, object=spoken(obj)),
-                         max_tokens=160, grammar=grammar)
+                         max_tokens=limit, grammar=grammar)
         return parse_listed(text, names)
 
 
