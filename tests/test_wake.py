@@ -662,3 +662,18 @@ def test_actions_no_state_shows_are_required():
     assert fb.kind == "required_action" and "Grab(<waterglass_275>)" in fb.text
     full = read_answer(_vh(env, [p.replace("WalkTowards", "Walktowards") for p in prog]), env, VIRTUALHOME_ACTIONS, ps)
     assert execute_answer(world, VIRTUALHOME_ACTIONS, full, goal=parse_goal(task.goal), required=req).success
+
+
+def test_environment_is_the_same_in_every_process():
+    """Prompts (and so cache keys and results) must not depend on Python's hash seed."""
+    import subprocess
+    import sys
+
+    code = ("import json; from groundplan.methods.wake_prompts import make_world; "
+            "from groundplan.bench.task import Task; from groundplan.bench.datasets.wake import kitchen_graph; "
+            "t = Task('x', 'x', 'x', kitchen_graph(), None, skillset='virtualhome', "
+            "extras={'keep': ['breadslice_311', 'plate_286', 'toaster_309', 'kitchentable_231'], 'support_depth': 1}); "
+            "print(json.dumps(make_world(t)[0].environment()))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (1, 2, 3)}
+    assert len(outs) == 1

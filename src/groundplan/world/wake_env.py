@@ -89,7 +89,7 @@ def closure(facts: Iterable[Fact], seeds: Iterable[str], *, max_depth: Optional[
     """``seeds`` plus, transitively, whatever they are on or inside of (in first-seen order).
     ``max_depth`` bounds how many levels of supports are added (None: all)."""
     supports: dict[str, list[str]] = {}
-    for f in facts:
+    for f in sorted(facts):  # sorted: the same order in every process (sets follow the hash seed)
         if f[0] in ("on", "in") and len(f) == 3:
             supports.setdefault(f[1], []).append(f[2])
     out: list[str] = []
