@@ -172,3 +172,15 @@ def test_base_llm_and_progprompt_baselines():
     ep = get_method("progprompt").run(t, RunContext(llm=llm))
     assert ep.success, ep.error
     assert ep.metrics["exec"] == 1.0 and ep.metrics["planned_steps"] == 6
+
+
+def test_body_grammar_accepts_commands_and_pass():
+    from groundplan.llm.gbnf import gbnf_matches
+    from groundplan.methods.brainbody.agents import body_grammar
+
+    g = body_grammar(["walk", "putin"], ["kitchen", "salmon", "fridge"])
+    assert gbnf_matches(g, "<pass>") and gbnf_matches(g, "<char0> [walk] <kitchen>")
+    assert gbnf_matches(g, "<char0> [putin] <salmon> <fridge>")
+    assert not gbnf_matches(g, "<char0> [fly] <kitchen>") and not gbnf_matches(g, "walk to the kitchen")
+    tt = body_grammar(["grasp", "move", "return to base"], ["red_cube", "location_A"], "<rob0>")
+    assert gbnf_matches(tt, "<rob0> [return to base]") and gbnf_matches(tt, "<rob0> [move] <red_cube> <location_A>")

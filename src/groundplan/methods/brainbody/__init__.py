@@ -10,11 +10,12 @@ Registered variants (configuration keys in ``RunContext.config`` override the de
 | ``brainbody`` | LLM | LLM | 3 |
 | ``brainbody_nofb`` | LLM | LLM | 0 (BB-LLM without feedback) |
 | ``brainbody_embed`` | LLM | MiniLM embedding matching | 3 |
+| ``brainbody_gbnf`` | LLM | LLM under a grammar (``<pass>`` or a well-formed command; groundplan's option for small models, not in the paper) | 3 |
 | ``brainbody_oracle`` | gold plan | gold command per step | 3 (proves the loop) |
 
 Config keys: ``K``, ``brain`` (llm / oracle), ``body`` (llm / embedding / oracle),
 ``planning_examples`` (how many), ``execution_examples``, ``env_limit`` (triplets shown),
-``temperature``.
+``temperature``, ``constrained`` (grammar-constrained Body).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from groundplan.methods.brainbody.agents import (
     LLMBrain,
     OracleBody,
     OracleBrain,
+    body_grammar,
     verbalise_vh,
 )
 from groundplan.methods.brainbody.algorithm import brainbody_loop, episode_metrics
@@ -184,8 +186,13 @@ class BrainBodyMethod(Method):
         else:
             ex = spec["execution_examples"] if spec else vh_execution_examples(int(cfg["execution_examples"]))
             syntax = spec["syntax"] if spec else "<char0> [action] <object> <object>"
+            grammar = None
+            if cfg.get("constrained"):
+                prefix = spec["syntax"].split(" ")[0] if spec else "<char0>"
+                objs = env.object_list() + [o.lower() for o in env.object_list()]
+                grammar = body_grammar(list(env.actions), objs, prefix)
             body = LLMBody(ctx.llm, ex, env.object_list(), list(env.actions), syntax, agent, meter, rec,
-                           seed=ctx.seed, temperature=temp)
+                           seed=ctx.seed, temperature=temp, grammar=grammar)
         return brain, body
 
 
@@ -211,6 +218,12 @@ class BrainBodyNoFeedback(BrainBodyMethod):
 class BrainBodyEmbedding(BrainBodyMethod):
     description = "BrainBody-LLM with embedding matching (MiniLM) as the Body"
     defaults = {"K": 3, "brain": "llm", "body": "embedding"}
+
+
+@register_method("brainbody_gbnf")
+class BrainBodyConstrained(BrainBodyMethod):
+    description = "BrainBody-LLM whose Body answers under a grammar (<pass> or one well-formed command); not in the paper"
+    defaults = {"K": 3, "brain": "llm", "body": "llm", "constrained": True}
 
 
 @register_method("brainbody_oracle")

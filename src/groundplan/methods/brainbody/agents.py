@@ -123,6 +123,9 @@ class LLMBody(Body):
     max_tokens: int = 48
     seed: int = 0
     temperature: float = 0.0
+    #: a GBNF grammar the answer must match (``body_grammar``): a groundplan option for small
+    #: models, not in the paper
+    grammar: Optional[str] = None
 
     def act(self, step: str, index: int) -> str:
         from groundplan.prompts.brainbody import load
@@ -130,11 +133,24 @@ class LLMBody(Body):
         prompt = load("execution.txt").substitute(
             agent=self.agent, syntax=self.syntax, examples=self.examples, objects=", ".join(self.objects),
             actions=", ".join(self.actions), step=step)
-        c = self.llm.chat(prompt, max_tokens=self.max_tokens, temperature=self.temperature, seed=self.seed,
-                          stop=("Explanation", "Description", "\n\n"), usage=self.meter)
+        if self.grammar is not None:
+            c = self.llm.constrained(prompt, grammar=self.grammar, max_tokens=self.max_tokens,
+                                     temperature=self.temperature, seed=self.seed, usage=self.meter)
+        else:
+            c = self.llm.chat(prompt, max_tokens=self.max_tokens, temperature=self.temperature, seed=self.seed,
+                              stop=("Explanation", "Description", "\n\n"), usage=self.meter)
         if self.recorder is not None:
             self.recorder.llm_call("body", prompt, c)
         return read_command(c.text)
+
+
+def body_grammar(actions: Sequence[str], objects: Sequence[str], agent: str = "<char0>") -> str:
+    """GBNF for one Body answer: ``<pass>`` or ``<agent> [action] <object> [<object>]``."""
+    def alt(xs: Sequence[str]) -> str:
+        return " | ".join('"' + x.replace('"', "") + '"' for x in dict.fromkeys(xs))
+
+    return (f'root ::= "<pass>" | "{agent} [" act "]" (" <" obj ">")? (" <" obj ">")?\n'
+            f"act ::= {alt(actions)}\nobj ::= {alt(objects)}\n")
 
 
 def read_command(text: str) -> str:
@@ -245,4 +261,4 @@ def verbalise_vh(command: str) -> str:
 
 
 __all__ = ["PASS", "parse_plan", "render_plan", "BrainContext", "Brain", "Body", "LLMBrain", "LLMBody",
-           "read_command", "GoldPlan", "OracleBrain", "OracleBody", "EmbeddingBody", "verbalise_vh"]
+           "read_command", "body_grammar", "GoldPlan", "OracleBrain", "OracleBody", "EmbeddingBody", "verbalise_vh"]
