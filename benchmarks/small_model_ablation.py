@@ -81,13 +81,18 @@ def run_grammar_alone(task, llm, planner):
         return False, f"error: {exc}"
 
 
-def run_variant(name: str, set_name: str, out_dir: Path, limit: int | None = None) -> dict:
+def run_variant(name: str, set_name: str, out_dir: Path, limit: int | None = None,
+                per_family: int | None = None) -> dict:
     from groundplan.llm import LLMConfig, build_llm
     from groundplan.methods import RunContext, get_method
     from groundplan.planners import get_planner
 
     desc, config, uses_llm = VARIANTS[name]
     tasks = tasks_for(set_name)[:limit] if limit else tasks_for(set_name)
+    if per_family:
+        seen: dict[str, int] = {}
+        tasks = [t for t in tasks if seen.setdefault(t.subset, 0) < per_family and not seen.update(
+            {t.subset: seen[t.subset] + 1})]
     planner = get_planner("fast-downward")
     llm = build_llm(LLMConfig(cache=False)) if uses_llm else None
     method = get_method("goalsearch")
@@ -116,7 +121,8 @@ def run_variant(name: str, set_name: str, out_dir: Path, limit: int | None = Non
                      "wall_s": round(time.perf_counter() - w0, 4), "cpu_s": round(time.process_time() - c0, 4)})
         print(f"{name} {t.id} {'ok ' if ok else 'BAD'} {rows[-1]['wall_s']:.2f}s {t.instruction[:60]!r} -> {goal}",
               flush=True)
-    res = {"variant": name, "description": desc, "config": config, "set": set_name, "load_s": round(load_s, 3),
+    res = {"variant": name, "description": desc + (f" [first {per_family} tasks per family]" if per_family else ""),
+           "config": config, "set": set_name, "load_s": round(load_s, 3),
            "loadavg_1m": os.getloadavg()[0], "rows": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{name}@{set_name}.json").write_text(json.dumps(res, indent=1))
@@ -178,6 +184,7 @@ def main() -> int:
     r.add_argument("variants", nargs="+", choices=list(VARIANTS))
     r.add_argument("--sets", default="saycan", help="comma-separated: saycan, plan-tool")
     r.add_argument("--limit", type=int)
+    r.add_argument("--per-family", type=int, help="only the first K tasks of each family (for slow variants)")
     r.add_argument("--out", type=Path, default=OUT)
     rp = sub.add_parser("report")
     rp.add_argument("--out", type=Path, default=OUT)
@@ -192,7 +199,7 @@ def main() -> int:
         return 0
     for v in args.variants:
         for s in args.sets.split(","):
-            res = run_variant(v, s, args.out, args.limit)
+            res = run_variant(v, s, args.out, args.limit, args.per_family)
             sm = _summary(res)
             print(f"== {v}@{s}: success {sm['success']:.3f} median {sm['median_wall']:.2f} s "
                   f"(CPU {sm['median_cpu']:.2f} s)", flush=True)
