@@ -55,6 +55,27 @@ def _msg(m: str) -> str:
     return m.split(" when executing")[0].strip()
 
 
+NAVIGATION = ("[WALK]", "[FIND]", "[RUN]", "[TURNTO]")
+
+
+def perturbed(p: EAIProgram) -> EAIProgram:
+    """The program without the navigation lines (WALK / FIND / RUN / TURNTO) right before its
+    first line that acts on an object, so that line acts on something the character is not
+    close to: exercises the executors' failure semantics and messages."""
+    from dataclasses import replace
+
+    lines = list(p.lines)
+    first = next((i for i, ln in enumerate(lines) if i > 0 and not ln.startswith(NAVIGATION)), None)
+    if first is None:
+        return p
+    k = first
+    while k > 0 and lines[k - 1].startswith(NAVIGATION):
+        k -= 1
+    if k == 0:  # keep the first line (the character must be somewhere)
+        k = 1
+    return replace(p, lines=tuple(lines[:k] + lines[first:]))
+
+
 def reference_run(p: EAIProgram) -> dict[str, Any]:
     """VirtualHome's evolving graph, as EAI drives it (MotionPlanner, one line at a time)."""
     logging.disable(logging.CRITICAL)
@@ -62,8 +83,11 @@ def reference_run(p: EAIProgram) -> dict[str, Any]:
     from virtualhome_eval.simulation.evolving_graph.eval_utils import construct_planner
 
     data_dir = str(eai_root() / "dataset" / "programs_processed_precond_nograb_morepreconds")
-    mp, _, actions, _, _ = construct_planner(utils.load_name_equivalence(), utils.load_properties_data(),
-                                             utils.load_object_placing(), 1, p.file_id, data_dir)
+    mp, _, _, _, _ = construct_planner(utils.load_name_equivalence(), utils.load_properties_data(),
+                                       utils.load_object_placing(), 1, p.file_id, data_dir)
+    from virtualhome_eval.simulation.evolving_graph.eval_utils import reformat_actions
+
+    actions, _ = reformat_actions(list(p.lines))
     steps, graphs, executed = [], [], []
     for a in actions:
         try:
@@ -149,8 +173,12 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None, help="write per-program rows here")
     ap.add_argument("--bar", type=float, default=0.98)
+    ap.add_argument("--perturb", action="store_true",
+                    help="drop the navigation before each program's first object action: compares failures and messages")
     args = ap.parse_args()
     progs = list(load_programs())[: args.limit]
+    if args.perturb:
+        progs = [perturbed(p) for p in progs]
     t0 = time.perf_counter()
     if args.workers > 1:
         with Pool(args.workers) as pool:
