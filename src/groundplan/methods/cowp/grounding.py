@@ -123,6 +123,8 @@ class Grounder:
             if room is not None and not any(self._fits(a, named[:1]) for a in cands):
                 locs, named = [room], []
         found = self._bind(cands, named, locs, world)
+        if found is None and fam == "walk" and locs and named:  # "walk to the dining table": the room
+            found = self._bind(cands, [], locs, world)
         if found is None:
             what = " and ".join(self.trial.word(o) for o in named) or "that"
             return Grounding(None, f"the robot cannot {v[0]} {what}")
