@@ -206,7 +206,8 @@ def test_simulated_user_and_alternatives(tmp_path):
     assert user.answer("glass", "cup") == "yes" and user.answer("glass", "bowl") == "no"
     mem = Memory(kitchen_world(), None, "I want a glass of milk").with_alternative("glass", "cup")
     assert mem.request == "I want a cup of milk" and mem.alternatives == (("glass", "cup"),)
-    assert mem.history == ("I want a glass of milk",)
+    assert mem.history == ()
+    assert mem.with_request("thanks, now a banana").history == ("I want a cup of milk",)
 
 
 @pytest.mark.parametrize("answer, tool", [

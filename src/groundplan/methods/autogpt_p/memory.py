@@ -133,9 +133,14 @@ class Memory:
         return mem, tuple(done), failure, ex.cost
 
     def with_alternative(self, missing: str, substitute: str) -> "Memory":
-        request = self.request.replace(missing, substitute)
-        return replace(self, alternatives=self.alternatives + ((missing, substitute),), request=request,
-                       history=self.history if request == self.request else self.history + (self.request,))
+        """Record an accepted alternative; the request is rewritten with it, as the original
+        did ("I want an apple" -> "I want an banana"). Not a new request: history stays."""
+        return replace(self, alternatives=self.alternatives + ((missing, substitute),),
+                       request=self.request.replace(missing, substitute))
+
+    def with_request(self, request: str) -> "Memory":
+        """A new user request; the current one goes to the instruction history."""
+        return replace(self, request=request, history=self.history + (self.request,))
 
 
 def explore(memory: Memory, location: str, *, move_robot: bool = False,
