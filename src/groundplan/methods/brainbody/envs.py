@@ -143,6 +143,10 @@ class VHEnv:
         except ScriptError as exc:
             return Outcome(False, str(exc), command.strip())
         line = self.resolve(line)
+        missing = [c for c, i in line.args if i < 0]
+        if missing:  # a class the scene does not have
+            return Outcome(False, f"<{missing[0]}> cannot be found when executing [{line.action}]",
+                           line.text(char=True, lower=True).replace(" (-1)", ""))
         res = self.session.execute(line)
         if res.ok:
             for cls, node_id in line.args:
