@@ -184,3 +184,12 @@ def test_body_grammar_accepts_commands_and_pass():
     assert not gbnf_matches(g, "<char0> [fly] <kitchen>") and not gbnf_matches(g, "walk to the kitchen")
     tt = body_grammar(["grasp", "move", "return to base"], ["red_cube", "location_A"], "<rob0>")
     assert gbnf_matches(tt, "<rob0> [return to base]") and gbnf_matches(tt, "<rob0> [move] <red_cube> <location_A>")
+
+
+def test_progprompt_reads_a_fenced_chat_answer():
+    from groundplan.methods.progprompt import extract_program, subgoals
+
+    text = "Here you go:\n```python\ndef put_salmon():\n\t# 0: find salmon\n\tfind('salmon')\n\tgrab('salmon')\n```\nDone."
+    assert subgoals(extract_program(text)) == [("0: find salmon", ["find('salmon')", "grab('salmon')"])]
+    plain = "# 0: walk\n\twalk('kitchen')\n"
+    assert subgoals(extract_program(plain)) == [("0: walk", ["walk('kitchen')"])]

@@ -66,6 +66,21 @@ def program_prompt(objects: list[str], task: str, n_examples: int = 3, *, new_en
     return prompt + f"\n\ndef {fn}():\n\t"
 
 
+def extract_program(text: str) -> str:
+    """The completion as program lines. A chat model may wrap the body in a code fence or
+    repeat ``def task():``; then only the fenced lines after the ``def`` line are kept."""
+    if "```" in text:
+        parts = text.split("```")
+        if len(parts) >= 2:
+            body = parts[1]
+            text = body[len("python"):] if body.startswith("python") else body
+    lines = text.split("\n")
+    defs = [i for i, ln in enumerate(lines) if ln.strip().startswith("def ") and ln.rstrip().endswith(":")]
+    if defs:
+        lines = lines[defs[0] + 1:]
+    return "\n".join(lines)
+
+
 def subgoals(program: str) -> list[tuple[str, list[str]]]:
     """(sub-goal comment, lines) in order; lines before the first comment go to '0'."""
     out: list[tuple[str, list[str]]] = [("0", [])]
@@ -169,7 +184,7 @@ class ProgPrompt(Method):
             c = ctx.llm.chat(prompt, max_tokens=600, temperature=float(cfg["temperature"]), stop=("def ",),
                              seed=ctx.seed, usage=meter)
             rec.llm_call("program", prompt, c)
-            program = c.text
+            program = extract_program(c.text)
             rec.event("plan", source="llm", steps=program.split("\n"))
             agent = _Agent(env, random.Random(ctx.seed))
             res = LoopResult(program.split("\n"))
@@ -224,4 +239,4 @@ class ProgPrompt(Method):
                        seed=ctx.seed)
 
 
-__all__ = ["ProgPrompt", "program_prompt", "subgoals"]
+__all__ = ["ProgPrompt", "program_prompt", "subgoals", "extract_program"]
