@@ -146,3 +146,32 @@ def test_chat_with_the_embedded_model_in_a_real_terminal(tmp_path):
     finally:
         t.close()
     assert os.path.isdir(cache)
+
+
+def test_chat_on_a_virtualhome_graph_with_automatic_feedback(tmp_path):
+    """/auto: the automatic feedback system corrects the plan (PutIn into a closed microwave)."""
+    from groundplan.bench.datasets.wake import kitchen_graph
+    from groundplan.bench.task import Task
+    from groundplan.methods.wake_prompts import make_world
+
+    t = Task("c", "c", "", kitchen_graph(), None, skillset="virtualhome",
+             extras={"keep": ["pie_320", "microwave_314"]})
+    env = make_world(t)[0].environment()
+    after = json.loads(json.dumps(env))
+    after["object_states"]["<pie_320>"] = ["INSIDE(<microwave_314>)", "INSIDE(<kitchen_207>)"]
+    seq = ["Walktowards(<pie_320>)", "Grab(<pie_320>)", "Walktowards(<microwave_314>)", "PutIn(<pie_320>, <microwave_314>)"]
+    first = {"task_cohesion": {"task_sequence": seq, "step_instructions": ["walk", "grab", "walk", "put in"]},
+             "environment_after": after, "instruction_summary": "put the pie in the microwave"}
+    fixed = json.loads(json.dumps(first))
+    fixed["task_cohesion"]["task_sequence"] = seq[:3] + ["Open(<microwave_314>)", seq[3], "Close(<microwave_314>)"]
+    fixed["task_cohesion"]["step_instructions"] = ["walk", "grab", "walk", "open", "put in", "close"]
+    script = tmp_path / "vh.json"
+    script.write_text(json.dumps([first, fixed]))
+    r = subprocess.run([str(GROUNDPLAN), "chat", "--scene", kitchen_graph(), "--keep", "pie_320", "--keep",
+                        "microwave_314", "--backend", "scripted", "--script-file", str(script), "--no-cache"],
+                       input="Put the pie in the microwave\n/auto\n\n/quit\n", capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "step 4 fails: <microwave> (314) is not open" in r.stdout
+    assert "automatic feedback: You are wrong! Modify your answer. You need to open an openable object" in r.stdout
+    assert "executor: every step runs" in r.stdout and "INSIDE(<microwave_314>)" in r.stdout

@@ -108,7 +108,8 @@ class ChatSession:
         if after is not None:
             from groundplan.world.wake_env import environment_diff
 
-            changes = [d for d in environment_diff(before, after) if d.startswith(("missing state", "unexpected"))]
+            changes = [d for d in environment_diff(before, after, style=self.actions.style)
+                       if d.startswith(("missing state", "unexpected"))]
             moved = [d.replace("unexpected state ", "") for d in changes if d.startswith("unexpected")]
             c.print("environment after: " + ("; ".join(moved) if moved else "unchanged"), markup=False)
         c.print("[dim](Enter to accept, or type a correction)[/dim]")

@@ -213,9 +213,11 @@ def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence
     return "\n".join([root] + [f"{k} ::= {v}" for k, v in rules.items()]) + "\n"
 
 
-def format_answer(answer: Mapping[str, Any], keys: Sequence[str] = FULL_KEYS) -> str:
+def format_answer(answer: Mapping[str, Any], keys: Optional[Sequence[str]] = None) -> str:
     """An answer dictionary written in the layout ``answer_grammar`` decodes (and the
-    prompt's examples show): task_cohesion first, one top-level key per line."""
+    prompt's examples show): task_cohesion first, one top-level key per line. ``keys``
+    default: those of the five (Fig. 5) the answer has, in the paper's order."""
+    keys = keys if keys is not None else [k for k in FULL_KEYS if k in answer]
     tc = answer["task_cohesion"]
     lines = ['{"task_cohesion": {"task_sequence": ' + json.dumps(tc["task_sequence"]) + ",",
              ' "step_instructions": ' + json.dumps(tc["step_instructions"]) + ("," if "object_name" in tc else "}")]
