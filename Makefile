@@ -28,7 +28,10 @@ demo: install
 	  echo "goal: $$goal" && $(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "$$goal"
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not terminal_embedded"
+
+test-terminal: install
+	$(BIN)/python -m pytest -q -m terminal_embedded
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not embedded and not slow"

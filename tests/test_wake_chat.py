@@ -131,6 +131,7 @@ def test_chat_in_a_real_terminal(tmp_path):
 
 
 @pytest.mark.embedded
+@pytest.mark.terminal_embedded
 @needs_tmux
 def test_chat_with_the_embedded_model_in_a_real_terminal(tmp_path):
     cache = tmp_path / "cache"
