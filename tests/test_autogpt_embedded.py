@@ -4,7 +4,7 @@ strategies run end to end with grammar-constrained answers. Marked ``embedded``.
 from __future__ import annotations
 
 import pytest
-from tests.conftest import KITCHEN
+from conftest import KITCHEN
 
 from groundplan.bench.task import Task
 from groundplan.methods import RunContext, get_method

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from tests.conftest import KITCHEN
+from conftest import KITCHEN
 
 from groundplan.bench.task import Task
 from groundplan.knowledge.oam import OAM

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import needs_data
+from conftest import needs_data
 from typer.testing import CliRunner
 
 from groundplan.knowledge.oad import (
