@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from typing import Optional
+from typing import Callable, Optional, Sequence
 
 from groundplan.bench.task import Task
 from groundplan.errors import GroundplanError
@@ -39,7 +39,10 @@ from groundplan.methods.brainbody.envs import VHEnv
 DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the_lime", "wash_mug",
                     "refrigerate_the_salmon", "bring_me_some_fruit", "wash_clothes", "put_apple_in_fridge")
 MAX_PER_SUBGOAL = 10
+MAX_PROGRAM_LINES = 200
 _WORD = re.compile(r"\b[a-z][a-z0-9_]*")
+#: one call of the program: ``name('a', 'b')`` (quotes optional), a trailing ``;`` or comment allowed
+_STEP = re.compile(r"^([a-z][a-z0-9_]*)\s*\(\s*((?:['\"]?[A-Za-z0-9_]+['\"]?\s*(?:,\s*)?){0,2})\)\s*;?\s*$")
 
 
 def env0_objects() -> list[str]:
@@ -81,10 +84,21 @@ def extract_program(text: str) -> str:
     return "\n".join(lines)
 
 
+def parse_step(action: str, actions: Sequence[str]) -> Optional[list[str]]:
+    """The words of one program line (``putin('mug', 'sink')`` -> ``['putin', 'mug', 'sink']``),
+    or None when the line is not a call of one of ``actions`` with at most two object names
+    (``__import__('os').system(...)``, attribute access, expressions): an invalid step,
+    counted as attempted and never sent to the environment. The program is never run."""
+    m = _STEP.match(action.strip())
+    if m is None or m.group(1) not in {a.lower() for a in actions}:
+        return None
+    return [m.group(1)] + [w.strip("'\" ").lower() for w in m.group(2).split(",") if w.strip("'\" ")]
+
+
 def subgoals(program: str) -> list[tuple[str, list[str]]]:
     """(sub-goal comment, lines) in order; lines before the first comment go to '0'."""
     out: list[tuple[str, list[str]]] = [("0", [])]
-    for raw in program.split("\n"):
+    for raw in program.split("\n")[:MAX_PROGRAM_LINES]:
         line = raw.strip()
         if not line:
             continue
@@ -160,13 +174,64 @@ class _Agent:
         return None
 
 
+def execute_program(program: str, env: VHEnv, agent: "_Agent", ask: Callable[[str], str],
+                    rec: TraceRecorder) -> tuple[LoopResult, int]:
+    """The original's execution loop over a program's sub-goals: ``assert`` lines ask
+    ``ask`` (the state-check prompt), ``else:`` lines run on a False answer, other lines
+    are steps (invalid ones are counted and reported, not executed). Returns the loop
+    result and the number of attempted steps."""
+    from groundplan.prompts.progprompt import load
+
+    skills = tuple(env.world.domain.action_map)
+    res = LoopResult(program.split("\n")[:MAX_PROGRAM_LINES])
+    total = 0
+    check = ""
+    last_assert = None
+    for goal, lines in subgoals(program):
+        step = 1
+        for action in lines:
+            if step > MAX_PER_SUBGOAL:
+                break
+            if "grab('wallphone')" in action:
+                continue
+            if "assert" in action:
+                last_assert = action
+                objs = _WORD.findall(action)[1::2]
+                seen = [x.strip() for x in agent.sees().split(",") if any(o in x for o in objs)]
+                check = ask(load("state_check.txt").substitute(state="You see: " + ", ".join(seen),
+                                                               assertion=action[:200]))
+                continue
+            if last_assert is not None and "else:" in action:
+                if "False" in check:
+                    action = action.split(": ")[-1].strip()
+                else:
+                    continue
+            total += 1
+            words = parse_step(action, skills)
+            if words is None:
+                step += 1  # attempted, as the original counted a line the simulator refused
+                rec.event("step", subgoal=goal, code=action[:200], ok=False,
+                          reason="invalid step: not a call of one of the skill set's actions with object names")
+                continue
+            line = agent.script(words)
+            if line is None:
+                rec.event("step", subgoal=goal, code=action, ok=False, reason="object not found or not in hand")
+                continue
+            out = env.execute(line)
+            res.commands.append(out.command)
+            res.executed += int(out.ok)
+            step += 1
+            rec.event("step", subgoal=goal, code=action, command=out.command, ok=out.ok,
+                      reason=out.message or None)
+    return res, total
+
+
 @register_method("progprompt")
 class ProgPrompt(Method):
     description = "ProgPrompt: pythonic program with assert/else recovery, parsed and executed step by step"
     prompt_package = "groundplan.prompts.progprompt"
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.prompts.progprompt import load
 
         t0 = time.perf_counter()
         rec = TraceRecorder()
@@ -187,43 +252,13 @@ class ProgPrompt(Method):
             program = extract_program(c.text)
             rec.event("plan", source="llm", steps=program.split("\n"))
             agent = _Agent(env, random.Random(ctx.seed))
-            res = LoopResult(program.split("\n"))
-            total = 0
-            check = ""
-            last_assert = None
-            for goal, lines in subgoals(program):
-                step = 1
-                for action in lines:
-                    if step > MAX_PER_SUBGOAL:
-                        break
-                    if "grab('wallphone')" in action:
-                        continue
-                    if "assert" in action:
-                        last_assert = action
-                        objs = _WORD.findall(action)[1::2]
-                        seen = [x.strip() for x in agent.sees().split(",") if any(o in x for o in objs)]
-                        q = load("state_check.txt").substitute(state="You see: " + ", ".join(seen), assertion=action)
-                        a = ctx.llm.chat(q, max_tokens=2, stop=("\n",), seed=ctx.seed, usage=meter)
-                        rec.llm_call("state-check", q, a)
-                        check = a.text
-                        continue
-                    if last_assert is not None and "else:" in action:
-                        if "False" in check:
-                            action = action.split(": ")[-1].strip()
-                        else:
-                            continue
-                    total += 1
-                    words = _WORD.findall(action.split(")")[0])
-                    line = agent.script(words)
-                    if line is None:
-                        rec.event("step", subgoal=goal, code=action, ok=False, reason="object not found or not in hand")
-                        continue
-                    out = env.execute(line)
-                    res.commands.append(out.command)
-                    res.executed += int(out.ok)
-                    step += 1
-                    rec.event("step", subgoal=goal, code=action, command=out.command, ok=out.ok,
-                              reason=out.message or None)
+
+            def ask(q: str) -> str:
+                a = ctx.llm.chat(q, max_tokens=2, stop=("\n",), seed=ctx.seed, usage=meter)
+                rec.llm_call("state-check", q, a)
+                return a.text
+
+            res, total = execute_program(program, env, agent, ask, rec)
             score = env.score()
         except GroundplanError as exc:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
@@ -239,4 +274,4 @@ class ProgPrompt(Method):
                        seed=ctx.seed)
 
 
-__all__ = ["ProgPrompt", "program_prompt", "subgoals", "extract_program"]
+__all__ = ["ProgPrompt", "program_prompt", "subgoals", "extract_program", "parse_step", "execute_program"]

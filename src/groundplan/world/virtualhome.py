@@ -386,6 +386,12 @@ class VHSession:
                 self.history.append(res)
                 return res
         text = line.text(char=False)
+        domain = self.world.domain
+        if line.action.lower() not in domain.action_map:  # refused here, never sent to the executor
+            res = VHStepResult(text, False, f"unknown action '{line.action.lower()}' (the skill set has: "
+                                            f"{', '.join(a.name for a in domain.actions)})")
+            self.history.append(res)
+            return res
         try:
             step = self.world.step_for(line)
         except ScriptError as exc:

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
+from groundplan.errors import GroundplanError
 from groundplan.methods.wake_prompts.actions import ActionSet
 from groundplan.methods.wake_prompts.prompts import FULL_KEYS
 from groundplan.world.wake_env import (
@@ -252,7 +253,7 @@ def structure_schema(keys: Sequence[str] = FULL_KEYS) -> dict[str, Any]:
 _FENCE = re.compile(r"```(?:python|json|py)?\s*\n?(.*?)```", re.DOTALL)
 
 
-class AnswerFormatError(ValueError):
+class AnswerFormatError(GroundplanError, ValueError):
     """The text holds no readable dictionary."""
 
 
