@@ -12,6 +12,7 @@ and 200 objects (3 scenes x 4 goals each; the first goal on a scene pays transla
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -58,8 +59,10 @@ def main() -> int:
     ap.add_argument("--bare-limit", type=int, default=20, help="bare-driver calls per set (they are slow)")
     ap.add_argument("--bare-timeout", type=float, default=60.0)
     ap.add_argument("--sizes", type=int, nargs="*", default=[25, 50, 100, 200])
+    ap.add_argument("--out", type=Path, default=None, help="also write the table as markdown here")
     args = ap.parse_args()
-    console = Console()
+    console = Console(width=150)
+    load_before = os.getloadavg()
     planner = get_planner("fast-downward", limits=PlannerLimits(timeout=300))
     results: dict[str, dict[str, list]] = {}
 
@@ -73,18 +76,20 @@ def main() -> int:
 
     tasks = saycan_tasks()
     with Progress(console=console) as prog:
-        bar = prog.add_task("SayCan gold goals", total=len(tasks))
-        for i, t in enumerate(tasks):
-            pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
-            t0 = time.perf_counter()
-            out = plan_and_check(pt, t.goal, planner, typecheck=False)
-            ours = time.perf_counter() - t0
-            bare: float | None | str = "skip"
-            if i % max(1, len(tasks) // args.bare_limit) == 0 and out.status == "solved":
-                prob = pt.problem.with_goal(parse_goal(t.goal))
-                bare = bare_driver(write_domain(pt.domain), write_problem(prob), args.bare_timeout)
-            record("saycan (104)", ours, bare)
-            prog.advance(bar)
+        bar = prog.add_task("SayCan gold goals", total=len(tasks) * 2)
+        for sweep in ("first pass: each scene's first goal translates", "second pass: translations cached"):
+            for i, t in enumerate(tasks):
+                pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
+                t0 = time.perf_counter()
+                out = plan_and_check(pt, t.goal, planner, typecheck=False)
+                ours = time.perf_counter() - t0
+                bare: float | None | str = "skip"
+                if (sweep.startswith("first") and i % max(1, len(tasks) // args.bare_limit) == 0
+                        and out.status == "solved"):
+                    prob = pt.problem.with_goal(parse_goal(t.goal))
+                    bare = bare_driver(write_domain(pt.domain), write_problem(prob), args.bare_timeout)
+                record(f"saycan (104), {sweep}", ours, bare)
+                prog.advance(bar)
         skills, oam = load_skillset("household"), default_oam()
         for n in args.sizes:
             bar = prog.add_task(f"household {n} objects", total=12)
@@ -111,6 +116,23 @@ def main() -> int:
                       f"{statistics.median(b):.3f}" if b else "-", f"{pct(b, 0.95):.3f}" if b else "-",
                       f"{r['bare_timeouts']} (> {args.bare_timeout:.0f} s)" if r["bare_timeouts"] else "0")
     console.print(table)
+    load_after = os.getloadavg()
+    console.print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    if args.out:
+        rows = ["| set | plans | groundplan median (s) | groundplan p95 (s) | bare driver median (s) | bare p95 (s) | bare timeouts |",
+                "|---|---|---|---|---|---|---|"]
+        for name, r in results.items():
+            b = r["bare"]
+            rows.append(f"| {name} | {len(r['ours'])} | {statistics.median(r['ours']):.3f} | {pct(r['ours'], 0.95):.3f} | "
+                        + (f"{statistics.median(b):.3f} | {pct(b, 0.95):.3f}" if b else "- | -")
+                        + f" | {r['bare_timeouts']} |")
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(
+            "# Planning speed: groundplan vs the bare Fast Downward driver (same run)\n\n"
+            f"Command: `.venv/bin/python benchmarks/planning_speed.py {' '.join(sys.argv[1:])}`  \n"
+            f"Machine: {os.cpu_count()} cores; load average (1 min) before {load_before[0]:.2f}, after "
+            f"{load_after[0]:.2f}. Goals: SayCan median <= 0.050 s, 200 objects <= 3 s.\n\n"
+            + "\n".join(rows) + "\n")
     return 0
 
 

@@ -330,16 +330,19 @@ class FastDownwardPlanner:
 
         ts = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="gp-fd-") as tmp:
-            plan_file = os.path.join(tmp, "plan")
-            try:
-                proc = subprocess.run([str(self._binary), "--search", self.search, "--internal-plan-file", plan_file],
-                                      input=sas_text, capture_output=True, text=True, timeout=timeout,
-                                      preexec_fn=limit, cwd=tmp)
-            except subprocess.TimeoutExpired:
-                timings["search"] = time.perf_counter() - ts
-                return PlanResult(PlanStatus.TIMEOUT, error=f"search exceeded {timeout:.1f} s")
+            plan_file, log_file = os.path.join(tmp, "plan"), os.path.join(tmp, "log")
+            # The search log goes to a file, not a pipe: the binary flushes every line, and
+            # draining a pipe line by line costs several milliseconds per plan.
+            with open(log_file, "wb") as log_out:
+                try:
+                    proc = subprocess.run([str(self._binary), "--search", self.search, "--internal-plan-file",
+                                           plan_file], input=sas_text.encode(), stdout=log_out,
+                                          stderr=subprocess.STDOUT, timeout=timeout, preexec_fn=limit, cwd=tmp)
+                except subprocess.TimeoutExpired:
+                    timings["search"] = time.perf_counter() - ts
+                    return PlanResult(PlanStatus.TIMEOUT, error=f"search exceeded {timeout:.1f} s")
             timings["search"] = time.perf_counter() - ts
-            log = proc.stdout[-4000:]
+            log = _tail(log_file, 4000)
             if proc.returncode == 0 and os.path.exists(plan_file):
                 steps, cost = parse_plan_file(Path(plan_file).read_text())
                 return PlanResult(PlanStatus.SOLVED, steps, cost, log=log)
@@ -349,8 +352,15 @@ class FastDownwardPlanner:
                 return PlanResult(PlanStatus.TIMEOUT, log=log, error="search out of time")
             if proc.returncode == 22 or proc.returncode < 0:
                 return PlanResult(PlanStatus.ERROR, log=log, error="search ran out of memory")
-            return PlanResult(PlanStatus.ERROR, log=log + proc.stderr[-2000:],
+            return PlanResult(PlanStatus.ERROR, log=log,
                               error=f"Fast Downward search exited with code {proc.returncode}")
+
+
+def _tail(path: str, n: int) -> str:
+    with open(path, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - n))
+        return f.read().decode("utf-8", "replace")
 
 
 class _NeedsFullTranslation(Exception):
