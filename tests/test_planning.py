@@ -32,6 +32,19 @@ def test_cached_translation_matches_plain_translation(kitchen_task, planner):
         assert a.cost == b.cost
 
 
+def test_greedy_fallback_when_the_primary_search_runs_out_of_time(kitchen_task):
+    # The primary search gets a share of the budget far too small to start; the greedy
+    # fallback then plans within what is left, and says so in the log.
+    planner = get_planner("fast-downward", primary_share=1e-6)
+    out = planner.plan(kitchen_task.domain, kitchen_task.problem.with_goal(parse_goal("and (inhand coke0 human0)")),
+                       timeout=30)
+    assert out.status == PlanStatus.SOLVED and out.timings.get("fallback_used") == 1.0
+    assert "lazy_greedy" in out.log
+    off = get_planner("fast-downward", primary_share=1e-6, fallback_search=None)
+    assert off.plan(kitchen_task.domain, kitchen_task.problem.with_goal(parse_goal("and (inhand coke0 human0)")),
+                    timeout=30).status == PlanStatus.SOLVED  # no share applies without a fallback
+
+
 def test_unsolvable_goal_is_reported(kitchen_task, planner):
     out = plan_and_check(kitchen_task, "and (chopped apple0)", planner)  # no cutting tool in the scene
     assert out.status == "unsolvable"

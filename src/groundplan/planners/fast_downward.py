@@ -182,8 +182,14 @@ class FastDownwardPlanner:
     name = "fast-downward"
 
     def __init__(self, search: str = "astar(ff())", translate_cache: bool = True, cache_size: int = 64,
-                 limits: PlannerLimits | None = None, max_goal_rules: int = 20_000):
+                 limits: PlannerLimits | None = None, max_goal_rules: int = 20_000,
+                 fallback_search: str | None = "lazy_greedy([ff()], preferred=[ff()])", primary_share: float = 0.5):
+        """`search` runs first with `primary_share` of the time left; if it runs out of time,
+        `fallback_search` (greedy, usually far faster on long-horizon goals such as clearing a
+        counter, with no guarantee of a cheapest plan) gets the rest. None disables it."""
         self.search = search
+        self.fallback_search = fallback_search
+        self.primary_share = primary_share
         self.translate_cache = translate_cache
         self.cache_size = cache_size
         self.limits = limits or PlannerLimits()
@@ -214,7 +220,17 @@ class FastDownwardPlanner:
             return PlanResult(sas_text.status, sas_text.plan, sas_text.cost, time.perf_counter() - t0,
                               sas_text.log, sas_text.error, timings)
         remaining = max(0.05, timeout - (time.perf_counter() - t0))
-        res = self._search(sas_text, remaining, timings)
+        if self.fallback_search is None:
+            res = self._search(sas_text, remaining, timings, self.search)
+        else:
+            res = self._search(sas_text, remaining * self.primary_share, timings, self.search)
+            if res.status == PlanStatus.TIMEOUT:
+                timings["primary_search"] = timings.get("search", 0.0)
+                left = max(0.05, timeout - (time.perf_counter() - t0))
+                fb = self._search(sas_text, left, timings, self.fallback_search)
+                note = f"{self.search} ran out of its {remaining * self.primary_share:.1f} s; {self.fallback_search}:\n"
+                res = PlanResult(fb.status, fb.plan, fb.cost, log=note + fb.log, error=fb.error)
+                timings["fallback_used"] = 1.0
         return PlanResult(res.status, res.plan, res.cost, time.perf_counter() - t0, res.log, res.error, timings)
 
     # -- translation with the per-task cache
@@ -316,7 +332,7 @@ class FastDownwardPlanner:
         return [(var, other) for other in range(len(base.vars[var].values)) if other != val]
 
     # -- search
-    def _search(self, sas_text: str, timeout: float, timings: dict) -> PlanResult:
+    def _search(self, sas_text: str, timeout: float, timings: dict, search: str) -> PlanResult:
         mem = self.limits.memory_mb * 1024 * 1024
 
         def limit() -> None:  # runs in the child
@@ -335,7 +351,7 @@ class FastDownwardPlanner:
             # draining a pipe line by line costs several milliseconds per plan.
             with open(log_file, "wb") as log_out:
                 try:
-                    proc = subprocess.run([str(self._binary), "--search", self.search, "--internal-plan-file",
+                    proc = subprocess.run([str(self._binary), "--search", search, "--internal-plan-file",
                                            plan_file], input=sas_text.encode(), stdout=log_out,
                                           stderr=subprocess.STDOUT, timeout=timeout, preexec_fn=limit, cwd=tmp)
                 except subprocess.TimeoutExpired:
