@@ -76,6 +76,31 @@ def test_checks_syntax_semantics_and_empty_goal(kitchen_task):
     assert "correct format" in fmt.feedback
 
 
+def test_semantics_as_the_original_logs_show():
+    """Two behaviours measured on the original's logs: "in" excludes "on" for the same
+    object, and every (:goal ...) block of an answer is checked, not only the last one
+    (the planned one)."""
+    from groundplan.sim.pipeline import build
+
+    task = build(str(KITCHEN))
+    conds = original_conditions()
+    in_on = check_syntax_and_semantics("(:goal (and (on banana0 table0) (in banana0 bowl0)))", task, conds,
+                                       allow_hidden=True)
+    assert in_on.goal is None and "only be in one other object" in in_on.feedback
+    two = ("the goal would be (:goal (and (inhand apple0 robot0) (inhand apple0 human0))) but an object cannot be "
+           "in two hands, so: (:goal (or (inhand apple0 robot0) (inhand apple0 human0)))")
+    chk = check_syntax_and_semantics(two, task, conds, allow_hidden=True)
+    assert chk.goal is None and "in the hand of an actor" in chk.feedback
+    assert chk.text == "(or (inhand apple0 robot0) (inhand apple0 human0))"
+    # a correct earlier block does not matter; neither does an earlier block that does not parse
+    fine = check_syntax_and_semantics("(:goal (on apple0 table0)) or (:goal (on pear9 ) (:goal (inhand apple0 "
+                                      "human0))", task, conds, allow_hidden=True)
+    assert fine.goal is not None and fine.text == "(inhand apple0 human0)"
+    # grammar-constrained answers are one goal: only it is checked
+    one = check_syntax_and_semantics("ignored", task, conds, allow_hidden=True, text="(inhand apple0 human0)")
+    assert one.goal is not None
+
+
 # --------------------------------------------------------------------------- Alg. 3
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
 
-from groundplan.errors import GoalError
+from groundplan.errors import GoalError, GoalErrorKind
 from groundplan.llm.grammar import GoalGrammarOptions, goal_grammar
 from groundplan.llm.types import Message
 from groundplan.methods.autogpt_p.dialogue import Dialogue
@@ -106,6 +106,17 @@ def extract_goal(answer: str) -> Optional[str]:
     return f"({inner})"
 
 
+def goal_blocks(answer: str) -> list[str]:
+    """Every ``(:goal ...)`` block of an answer, each read as ``extract_goal`` reads one."""
+    out = []
+    for m in _GOAL_BLOCK.finditer(answer or ""):
+        block = _balanced(answer, m.start())
+        goal = extract_goal(block) if block is not None else None
+        if goal:
+            out.append(goal)
+    return out
+
+
 def parse_answer_goal(text: str) -> Formula:
     """Parse a goal, also in the wrapped forms the prompt's example invites:
     ``(:goal and(...))``, ``(goal: and(...))``."""
@@ -132,6 +143,17 @@ def check_syntax_and_semantics(answer: str, task: PlanningTask, conditions: tupl
         check_semantics(goal, task.domain, task.problem, conditions)
     except GoalError as exc:
         return GoalCheck(None, goal_text, exc.feedback, str(exc))
+    if text is None:
+        # the original checked the semantics of every goal block of an answer: "(:goal (and
+        # (inhand x robot0) (inhand x human0))) ... so the correct goal is (:goal (or ...))"
+        # was rejected with the in-hand message (its logs: 14 answers, 5 of them without
+        # self-correction, recorded as no goal)
+        for other in goal_blocks(answer)[:-1]:
+            try:
+                check_semantics(parse_answer_goal(other), task.domain, task.problem, conditions)
+            except GoalError as exc:
+                if exc.kind == GoalErrorKind.SEMANTIC:
+                    return GoalCheck(None, goal_text, exc.feedback, f"{exc} (in an earlier goal of the answer)")
     return GoalCheck(goal, goal_text, None, None)
 
 
@@ -197,4 +219,4 @@ def planning_with_self_correction(dialogue: Dialogue, task: PlanningTask, instru
 
 
 __all__ = ["PlanToolResult", "GoalCheck", "planning_with_self_correction", "check_syntax_and_semantics",
-           "extract_goal", "parse_answer_goal"]
+           "extract_goal", "goal_blocks", "parse_answer_goal"]
