@@ -46,18 +46,18 @@ NEW CASE ------------------------------------------------------------------
 You are the humanoid service robot HIDDEN_FOR_REVIEW assisting a human in a kitchen. Your task is to turn the user request into a goal state in PDDL. The predicates of the domain are defined as follows:
 (:predicates
 (on  ?o - carry ?s - support)
-) 
+)
  and the problem without the goal is:
  (define (problem test)
     (:objects
         apple0 - apple
         table0 - table
     )
-    (:init 
+    (:init
         (on  apple0 table0)
     )
 )
- 
+
  The user asks "put the apple away". Explain step by step how you concluded that this is the desired goal state. Express the goal state in correct PDDL Syntaxwithout using the ? operator. You are allowed to use disjunctions
 Example: Bring me a banana -> (goal: and(inhand banana human))
 first answer (:goal (inhand apple0 robot0) )
@@ -84,14 +84,14 @@ Objects: apple0,table0
 Object Relations: on apple0 table0
 Unexplored Locations: fridge0
 User-Request: Give me the coke
-Which tool would you use? End your answer with SELECTED TOOL:<TOOL> <PARAMETERS>. 
+Which tool would you use? End your answer with SELECTED TOOL:<TOOL> <PARAMETERS>.
 End your answer with FAILURE if no tool is valid.
-        
+
 It may be cold. SELECTED TOOL: EXPLORE fridge0
 Waiting for memory server 'Detection/Object' ...
 New Scene Memory:
 Objects: apple0,table0,coke0
-Unexplored Locations: 
+Unexplored Locations:
 
 Result of last tool execution: None
 
@@ -134,7 +134,7 @@ grasp: The object can be grasped in any way
 A: ['grasp', 'consumable']
 -----------------------------------------
 
-Q:Which of these objects can replace a apple for the affordance consumable the best. The object(s) are: salad,banana 
+Q:Which of these objects can replace a apple for the affordance consumable the best. The object(s) are: salad,banana
  Finish your answer by naming exactly one object with OBJECT:<object>
 A: OBJECT:banana
 -----------------------------------------
@@ -337,19 +337,95 @@ def test_cli_oam_eval_and_detect(tmp_path):
     assert r.exit_code == 2
 
 
-def test_cli_oam_build_scripted(tmp_path):
+def test_cli_oam_build_then_eval(tmp_path, monkeypatch):
+    """``groundplan oam build`` writes the map the LLM's answers give; ``oam eval`` scores it."""
+    import groundplan.llm
     from groundplan.cli.main import app
+    from groundplan.llm import ScriptedLLM
 
     classes = tmp_path / "c.json"
-    classes.write_text(json.dumps({"object_classes": [{"name": "cup"}]}))
+    classes.write_text(json.dumps({"object_classes": [{"name": "Cup"}, {"name": "Table"}]}))
     specs = tmp_path / "a.json"
-    specs.write_text(json.dumps({"affordance_types": [{"name": "grasp", "prompt": "Can a {} be grasped?",
-                                                       "description": "d"}]}))
+    specs.write_text(json.dumps({"affordance_types": [
+        {"name": "grasp", "prompt": "Can a {} be grasped with one hand?", "description": "d"},
+        {"name": "support", "prompt": "Can objects be placed on a {}?", "description": "d"}]}))
+
+    def answer(req):  # a cup can be grasped, a table supports; and the model gets "table grasp" wrong
+        q = req.messages[-1].content
+        return "Yes" if ("cup be grasped" in q or "on a table" in q or "table be grasped" in q) else "No"
+
+    llms = []
+    monkeypatch.setattr(groundplan.llm, "build_llm", lambda cfg: llms.append(ScriptedLLM(answer)) or llms[-1])
     out = tmp_path / "o.json"
     r = CliRunner().invoke(app, ["oam", "build", "--strategy", "yes-no", "--llm", "scripted", "--classes",
-                                 str(classes), "--affordances", str(specs), "--out", str(out), "--no-cache"])
-    assert r.exit_code != 0 or out.exists()  # the scripted backend has no answers from the CLI: a one-line error
-    assert "Traceback" not in r.output
+                                 str(classes), "--affordances", str(specs), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "4 LLM calls" in r.stdout and len(llms[0].requests) == 4
+    built = json.loads(out.read_text())
+    assert "grasp" in json.dumps(built) and "support" in json.dumps(built)
+    truth = tmp_path / "gt.yaml"
+    truth.write_text("cup: [grasp]\ntable: [support]\n")
+    r = CliRunner().invoke(app, ["oam", "eval", str(out), "--truth", str(truth), "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)[str(out)]
+    assert (s["tp"], s["fp"], s["fn"]) == (2, 1, 0) and abs(s["precision"] - 2 / 3) < 1e-9 and s["recall"] == 1.0
+    # a bad affordances file is a one-line error naming it
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    r = CliRunner().invoke(app, ["oam", "build", "--strategy", "list", "--llm", "scripted", "--classes",
+                                 str(classes), "--affordances", str(bad), "--out", str(out)])
+    assert r.exit_code == 2 and "bad.json" in r.output and "Traceback" not in r.output
+
+
+@needs_data
+def test_oam_strategies_on_the_real_questions_with_an_oracle():
+    """The three strategies over the AutoGPT+P affordance descriptions and yes/no questions
+    of the data, with a scripted LLM that answers from the ground truth: list and
+    yes-no recover the ground truth exactly; logical asks an atomic question at most once."""
+    from groundplan.datadir import autogptp_root
+    from groundplan.knowledge.oam import load_oam
+    from groundplan.knowledge.oam_llm import class_key, data_file, spoken
+    from groundplan.llm import ScriptedLLM
+
+    root = autogptp_root()
+    truth = load_oam(data_file(root, "truth"))
+    classes = load_classes(data_file(root, "classes"))[:3]
+    specs = load_affordance_specs(data_file(root, "specs"))
+    assert len(specs) == 38  # the data's proposed affordances (the paper's appendix lists 40)
+    keys = sorted((class_key(c) for c in classes), key=lambda k: -len(spoken(k)))
+
+    def who(prompt: str) -> str:
+        return next(k for k in keys if spoken(k) in prompt)
+
+    def list_answer(req):
+        return ", ".join(sorted(truth.affordances(who(req.messages[-1].content))))
+
+    res = build_oam(ScriptedLLM(list_answer), classes, "list", specs)
+    s = evaluate_oam(res.oam, truth, classes)
+    assert res.llm_calls == 3 and (s.precision, s.recall) == (1.0, 1.0)
+    prompt = ScriptedLLM(list_answer)
+    build_oam(prompt, classes[:1], "list", specs)
+    text = prompt.requests[0].messages[-1].content
+    assert all(f"{sp.name}: {sp.description}" in text for sp in specs)  # the descriptions, as the paper's prompt
+
+    questions_ = {sp.question.replace("{}", spoken(k)): (k, sp.name) for k in keys for sp in specs}
+
+    def yes_no(req):
+        q = req.messages[-1].content
+        k, aff = next(v for qq, v in questions_.items() if qq in q)
+        return "Yes." if aff in truth.affordances(k) else "No."
+
+    res = build_oam(ScriptedLLM(yes_no), classes, "yes-no", specs)
+    s = evaluate_oam(res.oam, truth, classes)
+    assert res.llm_calls == 3 * len(specs) and (s.precision, s.recall, s.f1) == (1.0, 1.0, 1.0)
+    logical = load_affordance_specs(data_file(root, "logical_specs"))
+    llm = ScriptedLLM(lambda req: "No")
+    res = build_oam(llm, classes[:1], "logical", logical)
+    atoms = {q for sp in logical for q in questions(parse_logic(sp.question))}
+    asked = [r.messages[-1].content for r in llm.requests]
+    # each atomic question at most once (answers are cached), "and" stops at the first "No"
+    assert res.llm_calls == len(asked) == len(set(asked)) and 0 < len(asked) <= len(atoms)
+    assert all(any(a.replace("{}", spoken(class_key(classes[0]))) in q for a in atoms) for q in asked)
 
 
 # --------------------------------------------------------------------------- the real logs
@@ -383,3 +459,47 @@ def test_replay_method_on_saycan_drawer_family(planner):
     assert len(eps) == 3 and all(e.success for e in eps)  # Table IV drawer: 1.00
     assert all(e.metrics["replay_faithful"] for e in eps)
     assert all(e.usage.replayed_calls >= 1 for e in eps)
+
+
+@needs_data
+def test_replay_worked_example_explore_alternative_plan(planner):
+    """The README's worked example: "I want to drink a glass of milk" with no milk and no
+    glass (autogptp_complex row 10) on GPT-4's recorded answers: Explore, Suggest
+    Alternative (milk -> water, accepted by the simulated user), Plan; goal reached."""
+    from groundplan.bench.datasets import load_tasks
+    from groundplan.methods import RunContext, get_method
+
+    task = next(t for t in load_tasks("autogptp-scenarios") if t.id == "complex:10")
+    ep = get_method("autogpt_p").run(task, RunContext(llm=AutoGPTPReplayLLM("gpt-4"), planner=planner,
+                                                      planner_timeout=60))
+    assert ep.success and ep.metrics["replay_faithful"]
+    assert ep.metrics["tools"] == ["EXPLORE refrigerator0", "SUGGEST_ALTERNATIVE milk",
+                                   "PLAN I want to drink a glass of water"]
+    assert ep.metrics["alternatives"] == ["milk->water"] and ep.metrics["request"] == "I want to drink a glass of water"
+    explored = next(e for e in ep.trace if e["type"] == "explore")
+    assert {"cucumber0", "salad0"} <= set(explored["revealed"])  # hidden until explored
+    alt = next(e for e in ep.trace if e["type"] == "note" and e.get("what") == "suggest alternative")
+    assert alt["relevant"] == ["liquid", "drinkable"] and alt["path"] == "single" and alt["user"] == "yes"
+    assert ep.plan[-1] == "handover human0 plastic_cup0 robot0"
+
+
+@needs_data
+@pytest.mark.parametrize("method, source", [("autogpt_p", "gpt-4"), ("autogpt_p_naive_alternative", "gpt-3")])
+def test_replay_substitution_gives_the_recorded_alternative(method, source):
+    """Suggest Alternative (Alg. 2) and the naive baseline on recorded answers suggest what
+    the original suggested (simple set, first 5 rows)."""
+    from groundplan.bench.datasets import load_tasks
+    from groundplan.datadir import autogptp_root
+    from groundplan.methods import RunContext, get_method
+
+    gt = str(autogptp_root() / "object_affordance_mapping/data/oam/simulation_classes_ground_truth_.json")
+    from groundplan.planners import get_planner
+
+    llm = AutoGPTPReplayLLM(source)
+    ctx = RunContext(llm=llm, planner=get_planner("fast-downward"), planner_timeout=10, config={"oam_file": gt})
+    tasks = [t for t in load_tasks("autogptp-substitution") if t.subset == "simple"][:5]
+    for t in tasks:
+        ep = get_method(method).run(t, ctx)
+        rec = ep.metrics["replay"]["recorded_result"]
+        assert ep.metrics["alternative"] == rec["Substitution"], (t.id, ep.metrics)
+        assert ep.success == (rec["Substitution"] in rec["Desired"].split(","))
