@@ -4,7 +4,10 @@ answers (goal grammar of the scene, tool / object / affordance-list grammars). N
 the numbers show that everything runs without errors, and what it costs per task.
 
     .venv/bin/python benchmarks/autogptp_embedded.py [--sets saycan,plan-tool,substitution,scenarios]
-        [--db results/autogptp_embedded.sqlite] [--limit N] [--n-ctx 8192]
+        [--db results/autogptp_embedded.sqlite] [--limit N | --per-subset N] [--n-ctx 8192]
+
+``--per-subset N`` runs the first N tasks of every subset (family) of every set, so a pass
+cut short still covers all of them; a later pass with a larger N (or none) resumes.
 
 Equivalent single run (the CLI uses the default 4096-token context):
     groundplan bench run autogptp-saycan --method autogpt_p --llm embedded
@@ -26,8 +29,8 @@ from groundplan.datadir import autogptp_root
 from groundplan.llm import LLMConfig
 
 SETS = {
-    "saycan": ("autogptp-saycan", "autogpt_p", 300.0, {}),
-    "plan-tool": ("autogptp-plan-tool", "autogpt_p", 300.0, {}),
+    "saycan": ("autogptp-saycan", "autogpt_p", 120.0, {}),
+    "plan-tool": ("autogptp-plan-tool", "autogpt_p", 120.0, {}),
     "substitution": ("autogptp-substitution", "autogpt_p", 60.0,
                      {"oam_file": "object_affordance_mapping/data/oam/simulation_classes_ground_truth_.json"}),
     "substitution-naive": ("autogptp-substitution", "autogpt_p_naive_alternative", 60.0,
@@ -41,8 +44,10 @@ def main() -> int:
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--db", type=Path, default=Path("results/autogptp_embedded.sqlite"))
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--per-subset", type=int, help="only the first N tasks of each subset")
     ap.add_argument("--n-ctx", type=int, default=8192)
-    ap.add_argument("--md", type=Path, default=Path("results/autogptp_embedded.md"))
+    ap.add_argument("--md", type=Path, default=Path("benchmarks/results/autogpt_p/embedded.md"))
+    ap.add_argument("--json", type=Path, default=Path("results/autogptp_embedded.json"))
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args()
     args.db.parent.mkdir(parents=True, exist_ok=True)
@@ -55,8 +60,19 @@ def main() -> int:
             cfg = {k: (str(autogptp_root() / v) if k == "oam_file" else v) for k, v in cfg.items()}
             rid = f"{method}@{dataset}@embedded"
             if not args.report_only:
+                ids = None
+                if args.per_subset:
+                    from groundplan.bench.datasets import load_tasks
+
+                    seen: dict[str, int] = defaultdict(int)
+                    ids = []
+                    for t in load_tasks(dataset):
+                        seen[t.subset] += 1
+                        if seen[t.subset] <= args.per_subset:
+                            ids.append(t.id)
+                    ids = tuple(ids)
                 spec = RunSpec(dataset, method, LLMConfig(backend="embedded", n_ctx=args.n_ctx), run_id=rid,
-                               planner_timeout=timeout, method_config=cfg, limit=args.limit)
+                               planner_timeout=timeout, method_config=cfg, limit=args.limit, task_ids=ids)
                 s = run_benchmark(spec, store, make_executor("local", workers=1))
                 print(f"{rid}: {s.total} episodes ({s.ran} now) in {s.wall_time:.0f} s", file=sys.stderr)
             by = defaultdict(list)
@@ -82,8 +98,10 @@ def main() -> int:
                                        "error_messages": [r.error for r in rows if r.status in ("error", "crash")]}
     text = "\n".join(lines)
     print(text)
+    args.md.parent.mkdir(parents=True, exist_ok=True)
     args.md.write_text(text + "\n")
-    args.md.with_suffix(".json").write_text(json.dumps(out, indent=1))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=1))
     return 0
 
 

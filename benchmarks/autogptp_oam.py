@@ -6,7 +6,10 @@ the ground-truth labels of the test classes.
    with the affordance descriptions and yes/no questions of the AutoGPT+P data.
 
     .venv/bin/python benchmarks/autogptp_oam.py [--strategies list,yes-no,logical] [--limit N]
-        [--out results/oam] [--free]
+        [--out benchmarks/results/autogpt_p/oam] [--free] [--reuse]
+
+``--reuse`` scores the maps an earlier run wrote to ``--out`` (``embedded-S.json``, with the
+calls / tokens / time it recorded in ``table2.json``) instead of asking the model again.
 
 Each strategy run is also ``groundplan oam build --strategy S --llm embedded`` followed by
 ``groundplan oam eval results/oam/embedded-S.json``.
@@ -23,7 +26,12 @@ from pathlib import Path
 from groundplan.datadir import autogptp_root
 from groundplan.knowledge.oam import load_oam
 from groundplan.knowledge.oam_llm import (
-    build_oam, data_file, evaluate_oam, load_affordance_specs, load_classes, write_oam_json,
+    build_oam,
+    data_file,
+    evaluate_oam,
+    load_affordance_specs,
+    load_classes,
+    write_oam_json,
 )
 
 PAPER = {"list": (0.59, 0.67, 0.62), "yes-no": (0.78, 0.95, 0.86), "logical": (0.87, 0.91, 0.89)}  # GPT-4 row
@@ -33,7 +41,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--strategies", default="list,yes-no,logical")
     ap.add_argument("--limit", type=int)
-    ap.add_argument("--out", type=Path, default=Path("results/oam"))
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/autogpt_p/oam"))
+    ap.add_argument("--reuse", action="store_true", help="score the maps of an earlier run in --out")
     ap.add_argument("--free", action="store_true", help="free-text answers instead of grammar-constrained ones")
     ap.add_argument("--n-ctx", type=int, default=4096)
     args = ap.parse_args()
@@ -52,9 +61,20 @@ def main() -> int:
                      f"{'/'.join(f'{x:.2f}' for x in PAPER['logical'])} (logical) | - | - | - |")
     from groundplan.llm import LLMConfig, UsageMeter, build_llm
 
-    llm = build_llm(LLMConfig(backend="embedded", n_ctx=args.n_ctx))
+    earlier = json.loads((args.out / "table2.json").read_text()) if args.reuse else {}
+    llm = None if args.reuse else build_llm(LLMConfig(backend="embedded", n_ctx=args.n_ctx))
     args.out.mkdir(parents=True, exist_ok=True)
     for strategy in args.strategies.split(","):
+        if args.reuse:
+            old = earlier[f"embedded {strategy}"]
+            s = evaluate_oam(load_oam(args.out / f"embedded-{strategy}.json"), truth, classes)
+            results[f"embedded {strategy}"] = {**s.to_dict(), **{k: old[k] for k in (
+                "llm_calls", "seconds", "prompt_tokens", "completion_tokens")}}
+            lines.append(f"| SmolLM2-135M (embedded) | {strategy} | {s.classes} | {s.precision:.3f} | {s.recall:.3f} | "
+                         f"{s.f1:.3f} | {'/'.join(f'{x:.2f}' for x in PAPER[strategy])} | {old['llm_calls']} | "
+                         f"{old['prompt_tokens'] + old['completion_tokens']} | "
+                         f"{old['seconds'] / max(len(classes), 1):.2f} |")
+            continue
         specs = load_affordance_specs(data_file(root, "logical_specs" if strategy == "logical" else "specs"))
         meter = UsageMeter()
         t0 = time.perf_counter()

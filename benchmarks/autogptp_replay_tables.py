@@ -23,7 +23,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
 
-from groundplan.bench.datasets.autogptp import PLAN_TOOL_SETS, SAYCAN_FAMILIES, SCENARIO_SETS, SUBSTITUTION_SETS
+from groundplan.bench.datasets.autogptp import (
+    PLAN_TOOL_SETS,
+    SAYCAN_FAMILIES,
+    SCENARIO_SETS,
+    SUBSTITUTION_SETS,
+)
 from groundplan.bench.executors import make_executor
 from groundplan.bench.runner import RunSpec, run_benchmark
 from groundplan.bench.store import ResultStore
@@ -57,26 +62,28 @@ SCENARIO_PAPER = {  # Table VII: success, minimal, minimal tools
 GT_OAM = "object_affordance_mapping/data/oam/simulation_classes_ground_truth_.json"
 
 
-def runs(tables: set[str]) -> list[dict[str, Any]]:
+def runs(tables: set[str], timeout: float = 120.0) -> list[dict[str, Any]]:
+    """The runs of the tables; ``timeout``: Fast Downward's budget per Plan-tool call (the
+    original's 120 s alarm in its LLM planning loop)."""
     out = []
     if "saycan" in tables:
         for src in ("gpt-4", "gpt-4-off", "gpt-3", "gpt-3-off"):
-            out.append({"table": "saycan", "dataset": "autogptp-saycan", "source": src, "timeout": 300.0,
+            out.append({"table": "saycan", "dataset": "autogptp-saycan", "source": src, "timeout": timeout,
                         "method": "autogpt_p_no_correction" if src.endswith("off") else "autogpt_p"})
     if "plan-tool" in tables:
         for src in ("gpt-4", "gpt-4-off", "gpt-3", "gpt-3-off"):
-            out.append({"table": "plan-tool", "dataset": "autogptp-plan-tool", "source": src, "timeout": 300.0,
+            out.append({"table": "plan-tool", "dataset": "autogptp-plan-tool", "source": src, "timeout": timeout,
                         "method": "autogpt_p_no_correction" if src.endswith("off") else "autogpt_p"})
     if "substitution" in tables:
         for src in ("gpt-4", "gpt-3"):
             for method in ("autogpt_p", "autogpt_p_naive_alternative"):
                 out.append({"table": "substitution", "dataset": "autogptp-substitution", "source": src,
-                            "method": method, "timeout": 60.0,
+                            "method": method, "timeout": timeout,
                             "config": {"oam_file": str(autogptp_root() / GT_OAM)}})
     if "scenarios" in tables:
         for src in ("gpt-4", "gpt-3"):
             out.append({"table": "scenarios", "dataset": "autogptp-scenarios", "source": src, "method": "autogpt_p",
-                        "timeout": 120.0})
+                        "timeout": timeout})
     return out
 
 
@@ -130,12 +137,13 @@ def main() -> int:
     ap.add_argument("--tables", default="saycan,plan-tool,substitution,scenarios")
     ap.add_argument("--db", type=Path, default=Path("results/autogptp_replay.sqlite"))
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--md", type=Path, default=Path("results/autogptp_replay_tables.md"))
+    ap.add_argument("--md", type=Path, default=Path("benchmarks/results/autogpt_p/replay_tables.md"))
+    ap.add_argument("--timeout", type=float, default=120.0, help="planner budget per Plan-tool call (s)")
     ap.add_argument("--json", type=Path, default=Path("results/autogptp_replay_tables.json"))
     ap.add_argument("--report-only", action="store_true", help="do not run, only report what the results file holds")
     args = ap.parse_args()
     tables = set(args.tables.split(","))
-    plan = runs(tables)
+    plan = runs(tables, args.timeout)
     args.db.parent.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
     summary: dict[str, Any] = {}
