@@ -21,6 +21,8 @@ from groundplan.methods.wake_prompts.replay import (
     PAPER_TABLE_III,
     PAPER_TABLE_VI,
     judge_folder,
+    our_feedback_class,
+    recorded_feedback_class,
     rounds_to_success,
 )
 
@@ -97,14 +99,26 @@ def main(argv=None) -> int:
     lines.append("| ours: first round our judge accepts | "
                  + " | ".join("-" if ours[k] is None else str(ours[k]) for k in keys) + " |")
     lines.append("")
-    lines.append("Feedback messages of the recorded conversations and our judge's verdict per round:\n")
+    lines.append("Per round: our judge's verdict, the original's recorded feedback and what our automatic feedback "
+                 "system (Sec. III-C) sends for the same answer, with the kind of error each names:\n")
+    lines.append("| scenario | round | our verdict | recorded feedback | kind | our feedback | kind |")
+    lines.append("|---|---|---|---|---|---|---|")
+    agree = total = 0
     for k in keys:
         for v in fb[k]:
             why = v.reason or (f"goal not reached: {', '.join(v.unsatisfied)}" if v.correct is False else "ok")
-            lines.append(f"- scenario {k} round {v.index}: ours {'success' if v.success else 'fail'} ({why}); "
-                         f"recorded feedback: {v.recorded_feedback.splitlines()[0] if v.recorded_feedback else '-'}")
-    lines.append("")
-    out["table_iii"] = {"paper": PAPER_TABLE_III, "recorded": recorded, "ours": ours}
+            rec = v.recorded_feedback.replace("You are wrong! Modify your answer.", "").strip()
+            ours = v.our_feedback[1].replace("You are wrong! Modify your answer.", "").strip()
+            rc, oc = recorded_feedback_class(v.recorded_feedback), our_feedback_class(v.our_feedback[0])
+            if rec:
+                total += 1
+                agree += rc == oc
+            cell = lambda t: t.replace("\n", " ").replace("|", "\\|") or "-"  # noqa: E731
+            lines.append(f"| {k} | {v.index} | {'success' if v.success else 'fail'} ({cell(why)}) | {cell(rec)} | "
+                         f"{rc or '-'} | {cell(ours)} | {oc or '-'} |")
+    lines += ["", f"Our feedback names the same kind of error as the recorded one in {agree} of {total} rounds.", ""]
+    out["table_iii"] = {"paper": PAPER_TABLE_III, "recorded": recorded, "ours": ours,
+                        "feedback_kind_agreement": [agree, total]}
     text = "\n".join(lines)
     sys.stdout.write(text + "\n")
     if args.md:

@@ -369,6 +369,21 @@ def test_auto_feedback_lfo(shelf_world):
     assert fb.check(unreadable, execute_answer(shelf_world, LFO_ACTIONS, unreadable)).kind == "invalid_answer"
 
 
+def test_auto_feedback_stops_at_a_successful_sequence(shelf_world):
+    """Table III counts rounds to a successful sequence: a plan that runs and does the
+    instruction is accepted even if the rest of the dictionary has a slip (here two step
+    instructions for six actions); without a goal to confirm the plan the slip is sent back."""
+    env = shelf_world.environment()
+    ps = project_prompts("lfo")
+    fb = AutoFeedback(shelf_world, LFO_ACTIONS)
+    seq, obj, changes = LFO_PLANS["Put the juice on top of the shelf."]
+    a = read_answer(format_answer(answer(env, seq, obj, changes, steps=["grab", "place"])), env, LFO_ACTIONS, ps)
+    assert a.problems  # the lists differ in length
+    assert fb.check(a, execute_answer(shelf_world, LFO_ACTIONS, a, goal=parse_goal("(on juice shelf_top)"))) is None
+    f = fb.check(a, execute_answer(shelf_world, LFO_ACTIONS, a))
+    assert f is not None and f.kind == "invalid_answer"
+
+
 # ----------------------------------------------------------------------------- the method
 
 
@@ -622,6 +637,30 @@ def test_recorded_gpt35_outputs_judged():
     assert {k: rounds_to_success(v) for k, v in fb.items()} == PAPER_TABLE_III
     tp = judge_folder("task_planning", tasks)
     assert sorted(k for k, v in tp.items() if v[0].success) == [5, 6, 8, 12, 13]
+
+
+@needs_wake_data
+def test_our_feedback_matches_the_recorded_feedback_classes():
+    """On the recorded Table III conversations our automatic feedback names the same kind of
+    error as the original's (omitted open/close, switch order, switch left off, a step that
+    fails), except where our executor sees a verb-selection error (PutIn into the sink) that
+    VirtualHome reported as a simulator failure; and it accepts every final answer."""
+    from groundplan.bench.datasets import load_tasks
+    from groundplan.methods.wake_prompts.replay import (
+        PAPER_TABLE_III,
+        judge_folder,
+        our_feedback_class,
+        recorded_feedback_class,
+    )
+
+    fb = judge_folder("feedback", load_tasks("wake-vh"))
+    pairs = [(recorded_feedback_class(v.recorded_feedback), our_feedback_class(v.our_feedback[0]))
+             for vs in fb.values() for v in vs[:-1]]
+    assert len(pairs) == sum(PAPER_TABLE_III.values()) == 12
+    assert sum(r == o for r, o in pairs) == 8, pairs
+    # the four others: Put onto the stove (the original: open and close it), PutIn into the sink (x3)
+    assert [o for r, o in pairs if r != o] == ["verb selection"] * 4
+    assert all(vs[-1].our_feedback == ("", "") for vs in fb.values())
 
 
 @needs_wake_data

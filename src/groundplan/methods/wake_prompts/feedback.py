@@ -13,8 +13,10 @@ The checks, in order:
 3. the plan ran but the instruction is not done: omitted steps again (a container opened
    and not closed, a switch not turned on, turned on before the object was put inside),
    then the goal conditions that do not hold;
-4. the answer breaks a rule of the instruction template (unequal list lengths, an LfO
-   sequence not starting with move_hand or not ending with release_object).
+4. the answer breaks a rule of the instruction template (an LfO sequence not starting with
+   move_hand or not ending with release_object; unequal list lengths or a malformed
+   environment only while no goal confirms the plan: once the plan runs and the instruction
+   is done, the sequence counts as successful, as in Table III).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ class AutoFeedback:
             return self._failed(items, failed.index, failed.reason, failed.kind)
         if judgement.correct is False:
             return self._incorrect(items, judgement)
-        return self._rules(answer, items)
+        return self._rules(answer, items, judgement)
 
     # ------------------------------------------------------------------ executor failures
 
@@ -145,14 +147,17 @@ class AutoFeedback:
 
     # ------------------------------------------------------------------ template rules
 
-    def _rules(self, answer: Answer, items: Sequence[ParsedItem]) -> Optional[Feedback]:
+    def _rules(self, answer: Answer, items: Sequence[ParsedItem], judgement: Judgement) -> Optional[Feedback]:
         if self.actions.name == "lfo":
             if items[0].spec is None or items[0].spec.name != "move_hand":
                 return self._msg("first_move_hand")
             if items[-1].spec is None or items[-1].spec.name != "release_object":
                 obj = answer.view.object_name or (f"<{items[-1].args[0]}>" if items[-1].args else "the object")
                 return self._msg("release_missing", object=obj)
-        rest = [p for p in answer.problems]
+        # Table III counts rounds "to reach a successful sequence": once the plan runs and the
+        # instruction is done (a goal was checked), a slip in the rest of the dictionary (an
+        # environment_after state the format does not define) is not sent back as feedback.
+        rest = [] if judgement.correct else list(answer.problems)
         if rest:
             return self._msg("invalid_answer", problem=rest[0])
         return None

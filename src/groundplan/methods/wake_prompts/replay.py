@@ -52,6 +52,9 @@ class RecordedVerdict:
     recorded_executable: Optional[bool]  # the original's was_execution_successful
     recorded_feedback: str
     problems: tuple[str, ...]
+    #: what our automatic feedback system (Sec. III-C) says about this answer: (kind, message),
+    #: ("", "") when it accepts the answer
+    our_feedback: tuple[str, str] = ("", "")
 
     @property
     def success(self) -> bool:
@@ -74,20 +77,51 @@ def recorded_files(folder: str, scenario: int, data: Optional[Path] = None) -> l
 def judge_text(task: Task, text: str, index: int = 0, *, prompts: Optional[PromptSet] = None) -> RecordedVerdict:
     """One recorded answer for ``task`` judged from the task's initial state."""
     from groundplan.methods.wake_prompts import make_world
+    from groundplan.methods.wake_prompts.feedback import AutoFeedback
 
     ps = prompts or original_prompts("virtualhome")
-    world, _ = make_world(task)
+    world, aff = make_world(task)
     env = world.environment()
     answer = read_answer(text, env, VIRTUALHOME_ACTIONS, ps)
     j = execute_answer(world, VIRTUALHOME_ACTIONS, answer, goal=parse_goal(task.goal) if task.goal else None,
                        required=tuple(task.extras.get("required_actions") or ()))
+    fb = AutoFeedback(world, VIRTUALHOME_ACTIONS, aff).check(answer, j)
     rec = answer.data or {}
     flag = rec.get("was_execution_successful")
     f = j.failed
     return RecordedVerdict(int(task.extras.get("scenario", 0)), index, j.items, j.executable, j.correct,
                            f.item if f else None, f.reason if f else None,
                            tuple(j.goal.unsatisfied) if j.goal else (), None if flag is None else bool(flag),
-                           str(rec.get("user_feedback") or ""), answer.problems)
+                           str(rec.get("user_feedback") or ""), answer.problems,
+                           (fb.kind, fb.text) if fb is not None else ("", ""))
+
+
+#: the recorded feedback messages of the original's automatic feedback system, by what they
+#: point at (first matching phrase), and our feedback kinds (feedback.yaml) in the same classes
+RECORDED_FEEDBACK_CLASSES = (
+    ("failed in a simulator", "simulator failure"),
+    ("open and close", "omitted open/close"),
+    ("Before you turn on the switch", "switch before putting inside"),
+    ("turn on the switch in the end", "switch not turned on"),
+)
+OUR_FEEDBACK_CLASSES = {
+    "step_failed": "simulator failure", "unknown_verb": "simulator failure", "unknown_entity": "simulator failure",
+    "put_into_container": "verb selection", "putin_not_container": "verb selection",
+    "open_before_putin": "omitted open/close", "close_after_putin": "omitted open/close",
+    "switch_after_putin": "switch before putting inside", "switch_on_missing": "switch not turned on",
+    "goal_missing": "goal not reached", "required_action": "goal not reached",
+}
+
+
+def recorded_feedback_class(text: str) -> str:
+    for phrase, cls in RECORDED_FEEDBACK_CLASSES:
+        if phrase.lower() in text.lower():
+            return cls
+    return "other" if text.strip() else ""
+
+
+def our_feedback_class(kind: str) -> str:
+    return OUR_FEEDBACK_CLASSES.get(kind, "other" if kind else "")
 
 
 def judge_folder(folder: str, tasks: Iterable[Task], *, by: str = "scenario",
@@ -112,5 +146,5 @@ def rounds_to_success(verdicts: list[RecordedVerdict]) -> Optional[int]:
     return None
 
 
-__all__ = ["RecordedVerdict", "judge_text", "judge_folder", "recorded_files", "rounds_to_success", "FOLDERS",
+__all__ = ["RecordedVerdict", "recorded_feedback_class", "our_feedback_class", "judge_text", "judge_folder", "recorded_files", "rounds_to_success", "FOLDERS",
            "PAPER_TABLE_II", "PAPER_TABLE_III", "PAPER_TABLE_VI", "unzipped_root"]
