@@ -325,6 +325,24 @@ def test_loop_rejected_alternative_asks_sentiment_then_failure_falls_back_to_par
     assert ep.success and ep.metrics["ended_by"] == "failure" and ep.metrics["tools"] == ["SUGGEST_ALTERNATIVE pear"]
 
 
+def test_loop_failure_falls_back_to_partial_plan_only_once(tmp_path, planner):
+    """FAILURE runs the Partial Plan tool only if it has not run yet in the episode (as the
+    original's loop logs show): after a selected INCOMPLETE_PLAN, FAILURE ends the loop."""
+    unreachable = "(:goal (inhand pear0 human0))"  # no pear: every round rejected
+    llm = ScriptedLLM(["SELECTED TOOL: INCOMPLETE_PLAN"] + [unreachable] * 5 + ["FAILURE", "never asked"])
+    ep = get_method("autogpt_p").run(loop_task(tmp_path, "Give me a pear", "and (inhand apple0 robot0)"),
+                                     RunContext(llm=llm, planner=planner))
+    assert ep.metrics["ended_by"] == "failure" and ep.metrics["tools"] == ["INCOMPLETE_PLAN"]
+    assert len(llm.requests) == 7
+    # no Partial Plan before: FAILURE runs it once (it fails here), the next FAILURE ends the loop
+    llm = ScriptedLLM(["FAILURE"] + [unreachable] * 5 + ["FAILURE", "never asked"])
+    ep = get_method("autogpt_p").run(loop_task(tmp_path, "Give me a pear", "and (inhand apple0 robot0)"),
+                                     RunContext(llm=llm, planner=planner))
+    assert ep.metrics["ended_by"] == "failure" and ep.metrics["tools"] == [] and len(llm.requests) == 7
+    fallbacks = [e for e in ep.trace if e["type"] == "tool_call" and e.get("fallback")]
+    assert len(fallbacks) == 1
+
+
 def test_loop_without_fallback_and_limit(tmp_path, planner):
     llm = ScriptedLLM(["FAILURE"])
     cfg = {"partial_plan_on_failure": False}

@@ -7,8 +7,8 @@ Details as the original's loop logs show them: the tool selection is one convers
 first prompt, then "New Scene Memory: ..." with the result of the last tool); the Plan tool
 plans for the current user request (rewritten when an alternative was accepted), with up to
 5 correction rounds; a planner timeout switches to the partial-goal prompt; an answer of
-FAILURE before any plan was executed runs the Partial Plan tool once more; after 10 tool
-selections the loop stops."""
+FAILURE runs the Partial Plan tool once if it has not run yet in the episode, else ends the
+loop; after 10 tool selections the loop stops."""
 
 from __future__ import annotations
 
@@ -101,6 +101,7 @@ class FeedbackLoop:
     def run(self, memory: Memory) -> LoopOutcome:
         tools: list[ToolCall] = []
         result: Optional[str] = None
+        partial_ran = False  # the Partial Plan tool ran in this episode (selected or as the fallback)
         for turn in range(self.cfg.max_tool_calls):
             try:
                 call = self.tool_selection(memory, result, first=turn == 0)
@@ -108,11 +109,13 @@ class FeedbackLoop:
                 return LoopOutcome(memory, tuple(tools), False, "llm_error", str(exc))
             try:
                 if call is None:
-                    if self.cfg.partial_plan_on_failure and not memory.executed:
+                    if self.cfg.partial_plan_on_failure and not partial_ran:
+                        partial_ran = True
                         self._event("tool_call", tool=PARTIAL_PLAN, parameter="", fallback=True)
                         memory, result, _ = self.plan_tool(memory, partial=True)
                         continue
                     return LoopOutcome(memory, tuple(tools), False, "failure")
+                partial_ran = partial_ran or call.tool == PARTIAL_PLAN
                 tools.append(call)
                 self._event("tool_call", tool=call.tool, parameter=call.parameter, turn=turn)
                 memory, result, final = self.execute_tool(call, memory)
