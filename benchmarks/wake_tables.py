@@ -9,7 +9,7 @@ SmolLM2-135M), through the benchmark runner (resumable SQLite store).
     .venv/bin/python benchmarks/wake_tables.py --table ii --report-only --md out.md
 
 Options: --trials, --temperature, --prompts project|original, --free (no constrained decoding),
---max-feedback, --db, --limit, --llm embedded|openai|..., --model, --base-url, --n-ctx.
+--max-feedback, --db, --limit, --tasks, --llm embedded|openai|..., --model, --base-url, --n-ctx.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def run(args) -> str:
     run_id = args.run_id or (f"wake-{args.table}@{args.llm}{':' + args.model if args.model else ''}"
                              f"@{args.prompts}{'-free' if args.free else ''}@t{temperature:g}")
     spec = RunSpec(dataset, "wake_prompts", llm=llm, seeds=seeds, limit=args.limit, run_id=run_id,
-                   method_config=cfg)
+                   method_config=cfg, task_ids=tuple(args.tasks.split(",")) if args.tasks else None)
     store = ResultStore(args.db)
     if not args.report_only:
         def progress(res, row) -> None:  # noqa: ANN001
@@ -145,6 +145,8 @@ def main(argv=None) -> int:
     ap.add_argument("--db", type=Path, default=Path("results") / "wake.sqlite")
     ap.add_argument("--run-id")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--tasks", help="comma-separated task ids (e.g. s08,s09): run only these (the report shows all "
+                                    "episodes of the run); a second process on other tasks shares the store")
     ap.add_argument("--llm", default="embedded")
     ap.add_argument("--model")
     ap.add_argument("--base-url")
