@@ -105,7 +105,9 @@ def lfo_world(planning_task: PlanningTask, *, keep: Optional[Sequence[str]] = No
 
         wanted = closure(neutral_facts(scene.facts), keep)
         names = [n for n in names if n in wanted]
-    return WakeWorld(planning_task, tuple(names), man)
+    known = frozenset(o.name for o in scene.objects)
+    return WakeWorld(planning_task, tuple(names), man,
+                     resolve=lambda n: n if n in known else (n.lower() if n.lower() in known else None))
 
 
 # ----------------------------------------------------------------------------- execution

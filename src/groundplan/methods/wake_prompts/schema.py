@@ -257,8 +257,14 @@ class AnswerFormatError(GroundplanError, ValueError):
     """The text holds no readable dictionary."""
 
 
+#: bounds on reading an answer (an answer beyond them is reported, not read)
+MAX_ANSWER_CHARS = 200_000
+MAX_ANSWER_DEPTH = 64
+MAX_CANDIDATES = 50
+
+
 def _balanced(text: str, start: int) -> Optional[str]:
-    depth, in_str, esc, quote = 0, False, False, ""
+    depth, nest, in_str, esc, quote = 0, 0, False, False, ""
     for i in range(start, len(text)):
         ch = text[i]
         if in_str:
@@ -271,9 +277,19 @@ def _balanced(text: str, start: int) -> Optional[str]:
             continue
         if ch in "\"'":
             in_str, quote = True, ch
+        elif ch == "[":
+            nest += 1
+            if nest > MAX_ANSWER_DEPTH:
+                raise AnswerFormatError(f"the dictionary is nested deeper than {MAX_ANSWER_DEPTH} levels")
+        elif ch == "]":
+            nest -= 1
         elif ch == "{":
             depth += 1
+            nest += 1
+            if nest > MAX_ANSWER_DEPTH:
+                raise AnswerFormatError(f"the dictionary is nested deeper than {MAX_ANSWER_DEPTH} levels")
         elif ch == "}":
+            nest -= 1
             depth -= 1
             if depth == 0:
                 return text[start:i + 1]
@@ -283,11 +299,15 @@ def _balanced(text: str, start: int) -> Optional[str]:
 def _loads(candidate: str) -> Any:
     try:
         return json.loads(candidate)
+    except RecursionError:
+        raise AnswerFormatError("the dictionary is nested too deeply") from None
     except json.JSONDecodeError:
         pass
     cleaned = re.sub(r",(\s*[\]}])", r"\1", candidate)
     try:
         return json.loads(cleaned)
+    except RecursionError:
+        raise AnswerFormatError("the dictionary is nested too deeply") from None
     except json.JSONDecodeError:
         pass
     try:
@@ -300,11 +320,15 @@ def _loads(candidate: str) -> Any:
 def extract_answer(text: str) -> dict[str, Any]:
     """The answer dictionary in ``text`` (a fenced block first, else the first balanced
     ``{...}``). Raises AnswerFormatError."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise AnswerFormatError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     last_error: Optional[Exception] = None
+    tried = 0
     for c in candidates:
         start = c.find("{")
-        while start >= 0:
+        while start >= 0 and tried < MAX_CANDIDATES:
+            tried += 1
             block = _balanced(c, start)
             if block is None:
                 break
