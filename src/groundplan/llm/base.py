@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.llm.errors import ConstraintViolationError, LLMUnsupportedError
@@ -23,6 +24,15 @@ from groundplan.llm.types import (
     as_messages,
 )
 
+DEFAULT_MAX_OUTPUT_CHARS = 100_000
+
+
+def bound_output(result: Completion, max_chars: Optional[int]) -> Completion:
+    """``result`` with its text cut to ``max_chars`` (finish_reason "length")."""
+    if max_chars is None or len(result.text) <= max_chars:
+        return result
+    return replace(result, text=result.text[:max_chars], finish_reason="length")
+
 
 class LLM(ABC):
     """Chat completion, constrained completion (GBNF grammar or JSON schema) and scoring."""
@@ -31,6 +41,9 @@ class LLM(ABC):
     backend_name: str = "llm"
     #: whether a disk cache in front of this LLM makes sense (not for replay)
     cacheable: bool = True
+    #: longest answer passed on: an endpoint that ignores max_tokens (or a megabyte-long
+    #: transcript answer) is cut here with finish_reason "length"; LLMConfig.max_output_chars
+    max_output_chars: Optional[int] = DEFAULT_MAX_OUTPUT_CHARS
 
     # ------------------------------------------------------------------ identity
 
@@ -95,7 +108,7 @@ class LLM(ABC):
         return self.score_request(ScoreRequest(prompt, tuple(continuations)), usage=usage)
 
     def complete(self, request: ChatRequest, *, usage: UsageMeter | None = None) -> Completion:
-        result = self._complete(request)
+        result = bound_output(self._complete(request), self.max_output_chars)
         if usage is not None:
             usage.add(result)
         return result

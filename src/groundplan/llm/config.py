@@ -47,6 +47,9 @@ class LLMConfig:
     #: transcripts the replay backend answers from
     replay: tuple[Path, ...] = ()
 
+    #: longest answer text a method ever sees (longer answers are cut, finish_reason "length")
+    max_output_chars: int = 100_000
+
     #: scripted backend: answers in order (tests)
     script: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -50,4 +50,8 @@ def build_llm(config: LLMConfig, *, backend: LLM | None = None, registry: Mappin
         llm = CachedLLM(llm, DiskCache(config.cache_dir or default_cache_dir(environ)))
     if config.record is not None:
         llm = RecordingLLM(llm, TranscriptWriter(config.record))
+    layer: LLM | None = llm
+    while layer is not None:  # every layer, so an inner default never cuts shorter
+        layer.max_output_chars = config.max_output_chars
+        layer = getattr(layer, "inner", None)
     return llm
