@@ -148,6 +148,12 @@ def _register_optional() -> None:
         app.command("goal")(llm_cmds.goal_command)
 
 
+def _register_serve() -> None:
+    from groundplan.cli import serve_cmds
+
+    app.command("serve")(serve_cmds.serve_command)
+
+
 def _register_bench() -> None:
     try:
         from groundplan.cli import bench_cmds
@@ -158,6 +164,7 @@ def _register_bench() -> None:
 
 _register_optional()
 _register_bench()
+_register_serve()
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ state against the task's gold goal) live here too.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import importlib
 import json
@@ -17,7 +19,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Optional, Sequence
 
 from groundplan.errors import ConfigError
 from groundplan.llm.types import UsageMeter, UsageSummary
@@ -71,6 +73,24 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+#: who is told of each trace event as it is recorded (the web console's live view); set for
+#: one thread's run with ``trace_listener``, never a module-wide setting
+_TRACE_LISTENER: contextvars.ContextVar[Optional[Callable[[dict[str, Any]], None]]] = contextvars.ContextVar(
+    "groundplan_trace_listener", default=None)
+
+
+@contextlib.contextmanager
+def trace_listener(callback: Callable[[dict[str, Any]], None]) -> Iterator[None]:
+    """Every ``TraceRecorder`` created inside this block (in this thread / context) calls
+    ``callback(event)`` the moment an event is recorded: a method's episode can be watched
+    live without changing the method."""
+    token = _TRACE_LISTENER.set(callback)
+    try:
+        yield
+    finally:
+        _TRACE_LISTENER.reset(token)
+
+
 class TraceRecorder:
     """Collects an episode's events in order. Each event is a JSON-able dict with ``type``
     and ``t`` (seconds since the episode started)."""
@@ -80,12 +100,15 @@ class TraceRecorder:
         self._t0 = clock()
         self._types = EVENT_TYPES | frozenset(extra_types)
         self.events: list[dict[str, Any]] = []
+        self._listener = _TRACE_LISTENER.get()
 
     def event(self, type: str, **data: Any) -> dict[str, Any]:  # noqa: A002 - the field is called type
         if type not in self._types:
             raise ValueError(f"unknown trace event type '{type}' (known: {', '.join(sorted(self._types))})")
         ev = {"type": type, "t": round(self._clock() - self._t0, 4), **_jsonable(data)}
         self.events.append(ev)
+        if self._listener is not None:
+            self._listener(ev)
         return ev
 
     def llm_call(self, purpose: str, prompt: Any, completion: Any) -> dict[str, Any]:
@@ -318,7 +341,7 @@ def new_meter() -> UsageMeter:
 
 
 __all__ = [
-    "EpisodeStatus", "RETRYABLE", "EVENT_TYPES", "EMPTY_USAGE", "TraceRecorder", "RunContext", "Episode",
+    "EpisodeStatus", "RETRYABLE", "EVENT_TYPES", "EMPTY_USAGE", "TraceRecorder", "trace_listener", "RunContext", "Episode",
     "failed_episode", "Method", "register_method", "get_method", "method_class", "available_methods",
     "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter",
 ]

@@ -1,0 +1,518 @@
+// groundplan console: one page, no build step. Everything from the server is shown with
+// textContent (never parsed as HTML); the scene is drawn as SVG from facts.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVGNS = "http://www.w3.org/2000/svg";
+const metrics = { traceEvents: 0, renders: 0, lastRenderMs: 0, maxRenderMs: 0, loadMs: null, longTasks: [] };
+window.gpMetrics = metrics;
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) metrics.longTasks.push(Math.round(e.duration));
+  }).observe({ type: "longtask", buffered: true });
+} catch (e) { /* no long-task timing in this browser */ }
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v; else if (k === "text") e.textContent = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+function svg(tag, attrs, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+async function api(path, opts) {
+  const r = await fetch(path, Object.assign({ credentials: "same-origin" }, opts || {}));
+  let body = null;
+  try { body = await r.json(); } catch (e) { body = { error: `${r.status} ${r.statusText}` }; }
+  if (!r.ok) throw new Error(body && body.error ? body.error : `${r.status}`);
+  return body;
+}
+function postJSON(path, data) {
+  return api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(data) });
+}
+function showError(msg) { $("form-error").textContent = msg || ""; }
+
+// ------------------------------------------------------------------ scene model + drawing
+
+class SceneModel {
+  constructor(view) {
+    this.view = view;
+    this.facts = new Set(view.facts);
+    this.changed = new Set();
+    this.agents = new Set(view.agents.map((a) => a.name));
+    this.locations = view.locations.slice();
+  }
+  apply(step) {
+    this.changed = new Set();
+    for (const f of step.deleted || []) this.facts.delete(f);
+    for (const f of step.added || []) { this.facts.add(f); for (const a of f.slice(1, -1).split(" ").slice(1)) this.changed.add(a); }
+    for (const f of step.deleted || []) { const a = f.slice(1, -1).split(" "); if (a[1]) this.changed.add(a[1]); }
+  }
+  // parent of each object (on / in / inside / liquid_in / inhand), agent positions, other states
+  layout() {
+    const parent = new Map(), agentAt = new Map(), states = new Map();
+    const placing = new Set(this.view.placing);
+    for (const f of this.facts) {
+      const p = f.slice(1, -1).split(" ");
+      const pred = p[0];
+      if (pred === "at" && this.agents.has(p[1])) { agentAt.set(p[1], p[2]); continue; }
+      if (placing.has(pred) && p.length === 3) {
+        if (pred === "inhand" || pred.startsWith("holds")) {
+          // (inhand obj agent) / (holds_rh agent obj)
+          const [o, a] = this.agents.has(p[2]) ? [p[1], p[2]] : [p[2], p[1]];
+          parent.set(o, a);
+        } else if (!parent.has(p[1])) parent.set(p[1], p[2]);
+        continue;
+      }
+      if (p.length === 2) { if (!states.has(p[1])) states.set(p[1], []); states.get(p[1]).push(pred); }
+    }
+    return { parent, agentAt, states };
+  }
+}
+
+let scene = null;       // SceneModel of the scene on show
+let drawPending = false;
+function requestDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; drawScene(); });
+}
+
+function drawScene() {
+  const t0 = performance.now();
+  const root = $("scene-svg");
+  root.replaceChildren();
+  if (!scene) return;
+  const { parent, agentAt, states } = scene.layout();
+  const children = new Map();
+  for (const [o, p] of parent) { if (!children.has(p)) children.set(p, []); children.get(p).push(o); }
+  for (const list of children.values()) list.sort();
+  const boxes = scene.locations.concat(scene.view.agents.map((a) => a.name));
+  const boxSet = new Set(boxes);
+  const loose = scene.view.objects.map((o) => o.name).filter((n) => !parent.has(n) && !boxSet.has(n));
+  const all = boxes.map((b) => ({ name: b, agent: scene.agents.has(b) }));
+  if (loose.length) all.push({ name: "(elsewhere)", agent: false, items: loose });
+  // rows of items per box, nested by depth
+  const LINE = 16, W = 230, PAD = 6;
+  const width = Math.max(root.clientWidth || 600, W + 2 * PAD);
+  const cols = Math.max(1, Math.floor(width / (W + PAD)));
+  const colH = new Array(cols).fill(PAD);
+  const agentsHere = new Map();
+  for (const [a, at] of agentAt) { if (!agentsHere.has(at)) agentsHere.set(at, []); agentsHere.get(at).push(a); }
+  for (const box of all) {
+    const rows = [];
+    const walk = (name, depth, seen) => {
+      for (const c of children.get(name) || []) {
+        if (seen.has(c)) continue;
+        seen.add(c);
+        rows.push({ name: c, depth });
+        walk(c, depth + 1, seen);
+      }
+    };
+    if (box.items) for (const n of box.items) { rows.push({ name: n, depth: 0 }); walk(n, 1, new Set([n])); }
+    else walk(box.name, 0, new Set([box.name]));
+    const here = agentsHere.get(box.name) || [];
+    const h = 22 + (here.length ? 20 : 0) + rows.length * LINE + 6;
+    let c = 0;
+    for (let i = 1; i < cols; i++) if (colH[i] < colH[c]) c = i;
+    const x = PAD + c * (W + PAD), y = colH[c];
+    colH[c] += h + PAD;
+    const g = svg("g", { class: box.agent ? "agentbox" : "loc", "data-name": box.name, transform: `translate(${x},${y})` });
+    g.append(svg("rect", { width: W, height: h, rx: 4 }));
+    const st = states.get(box.name);
+    g.append(svg("text", { class: "title", x: 6, y: 15 }, box.name + (st ? ` [${st.join(", ")}]` : "")));
+    let yy = 22;
+    if (here.length) {
+      let ax = 8;
+      for (const a of here) {
+        const kind = (scene.view.agents.find((v) => v.name === a) || {}).kind || "robot";
+        const ag = svg("g", { class: `agent ${kind}`, "data-agent": a, transform: `translate(${ax},${yy})` });
+        ag.append(svg("circle", { cx: 8, cy: 8, r: 8 }));
+        ag.append(svg("text", { x: 4, y: 12 }, a[0].toUpperCase()));
+        ag.append(svg("title", {}, `${a} is at ${box.name}`));
+        const label = svg("text", { x: 20, y: 12 }, a);
+        label.setAttribute("style", "fill:#1d2329");
+        ag.append(label);
+        g.append(ag);
+        ax += 30 + 7 * a.length;
+      }
+      yy += 20;
+    }
+    for (const r of rows) {
+      const cls = "obj" + (scene.changed.has(r.name) ? " changed" : "");
+      const og = svg("g", { class: cls, "data-name": r.name, transform: `translate(${6 + r.depth * 14},${yy})` });
+      const s = states.get(r.name);
+      const text = r.name + (s ? ` [${s.join(", ")}]` : "");
+      og.append(svg("rect", { width: W - 12 - r.depth * 14, height: LINE - 2, rx: 3 }));
+      og.append(svg("text", { x: 4, y: 11 }, text));
+      g.append(og);
+      yy += LINE;
+    }
+    root.append(g);
+  }
+  root.setAttribute("height", Math.max(...colH) + PAD);
+  $("scene-title").textContent = `${scene.view.name}: ${scene.view.objects.length} objects, ` +
+    `${scene.locations.length} locations, ${scene.view.agents.length} agents` + (scene.view.hidden.length ? `, ${scene.view.hidden.length} hidden` : "");
+  const ms = performance.now() - t0;
+  metrics.renders++; metrics.lastRenderMs = ms; metrics.maxRenderMs = Math.max(metrics.maxRenderMs, ms);
+}
+
+// ------------------------------------------------------------------ trace rendering
+
+const queue = [];
+let flushPending = false;
+let totals = { calls: 0, prompt: 0, completion: 0, seconds: 0 };
+
+function resetLive(title) {
+  $("trace").replaceChildren();
+  $("plan").replaceChildren();
+  $("goal").textContent = "";
+  $("usage").textContent = "";
+  $("trace-count").textContent = title || "";
+  setStatus("running", "running");
+  totals = { calls: 0, prompt: 0, completion: 0, seconds: 0 };
+  metrics.traceEvents = 0;
+  queue.length = 0;
+}
+function setStatus(cls, text) { const s = $("status"); s.className = `pill ${cls}`; s.textContent = text; }
+
+function pushEvent(ev) {
+  queue.push(ev);
+  if (!flushPending) { flushPending = true; requestAnimationFrame(flush); }
+}
+function flush() {
+  flushPending = false;
+  const t0 = performance.now();
+  const frag = document.createDocumentFragment();
+  let n = 0;
+  while (queue.length && performance.now() - t0 < 12) { const node = renderEvent(queue.shift()); if (node) frag.append(node); n++; }
+  $("trace").append(frag);
+  metrics.traceEvents += n;
+  $("trace-count").textContent = `${metrics.traceEvents} events`;
+  if ($("follow").checked) $("trace").scrollTop = $("trace").scrollHeight;
+  if (queue.length) { flushPending = true; requestAnimationFrame(flush); }
+  else if (window.gpOnIdle) { const f = window.gpOnIdle; window.gpOnIdle = null; f(); }
+}
+
+function pre(text, limit) {
+  let t = typeof text === "string" ? text : JSON.stringify(text, null, 1);
+  if (t && limit && t.length > limit) t = t.slice(0, limit) + `\n... (${t.length - limit} more characters)`;
+  return el("pre", { text: t || "" });
+}
+function details(summary, body) { const d = el("details", {}, el("summary", { text: summary })); d.append(body); return d; }
+function facts(added, deleted) {
+  const d = el("div", { class: "facts" });
+  for (const f of added || []) d.append(el("div", { class: "add", text: "+ " + f }));
+  for (const f of deleted || []) d.append(el("div", { class: "del", text: "- " + f }));
+  return d;
+}
+function promptText(p) {
+  if (Array.isArray(p)) return p.map((m) => `[${m.role}] ${m.content}`).join("\n\n");
+  return typeof p === "string" ? p : JSON.stringify(p, null, 1);
+}
+
+function renderEvent(ev) {
+  const type = ev.type;
+  const box = el("div", { class: `ev ${type}`, "data-type": type });
+  const head = el("div", {}, el("span", { class: "k", text: type.replace("_", " ") }), el("span", { class: "t", text: `t=${ev.t ?? ""}s ` }));
+  box.append(head);
+  switch (type) {
+    case "start":
+      head.append(`${ev.instruction} - ${ev.request.method} on ${ev.request.backend}`);
+      if (ev.gold_goal) head.append(` (checked against ${ev.gold_goal})`);
+      scene = new SceneModel(ev.scene); requestDraw();
+      break;
+    case "llm_call": {
+      const u = ev.usage || {};
+      totals.calls++; totals.prompt += u.prompt_tokens || 0; totals.completion += u.completion_tokens || 0; totals.seconds += u.latency_s || 0;
+      head.append(`${ev.purpose || ""}: ${u.prompt_tokens ?? "?"}+${u.completion_tokens ?? "?"} tokens, ${(u.latency_s ?? 0).toFixed(2)} s`);
+      box.append(details("prompt", pre(promptText(ev.prompt), 20000)));
+      box.append(el("div", { text: "answer:" }), pre(ev.text !== undefined ? ev.text : { continuations: ev.continuations, logprobs: ev.logprobs }, 8000));
+      $("usage").textContent = `${totals.calls} LLM calls, ${totals.prompt}+${totals.completion} tokens, ${totals.seconds.toFixed(1)} s in the model`;
+      break;
+    }
+    case "goal":
+      head.append(`round ${ev.round ?? ""}: `, el("code", { text: ev.text || "" }), ev.ok === false ? ` rejected: ${ev.error}` : " ok");
+      if (ev.ok === false) box.classList.add("bad");
+      if (ev.ok !== false && ev.text) $("goal").textContent = ev.text;
+      break;
+    case "check":
+      head.append(`${ev.against || ""}: ${ev.success === undefined ? "" : ev.success ? "holds" : "does not hold"}`);
+      if (ev.success === false) box.classList.add("bad");
+      box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
+      break;
+    case "plan":
+    case "replan": {
+      const steps = ev.steps || ev.plan || [];
+      head.append(`${ev.status || ""} ${steps.length} steps${ev.cost !== undefined && ev.cost !== null ? `, cost ${ev.cost}` : ""}${ev.seconds ? `, ${ev.seconds} s` : ""}`);
+      if (ev.error) box.append(el("div", { class: "error", text: ev.error }));
+      if (steps.length) {
+        const ol = $("plan"); ol.replaceChildren();
+        for (const s of steps) ol.append(el("li", { text: typeof s === "string" ? s : JSON.stringify(s) }));
+        box.append(pre(steps.map((s) => (typeof s === "string" ? s : JSON.stringify(s))).join("\n"), 6000));
+      }
+      if (type === "replan") box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq", "steps", "plan"].includes(k))), 3000));
+      break;
+    }
+    case "step": {
+      const ok = ev.ok !== false;
+      box.classList.add(ok ? "ok" : "fail");
+      head.append(`${(ev.index ?? 0) + 1}. ${ev.action || ""} ${ok ? "" : "FAILED"}`);
+      if (ok) box.append(facts(ev.added, ev.deleted)); else box.append(el("div", { class: "error", text: ev.reason || "" }));
+      const li = $("plan").children[ev.index ?? -1];
+      if (li) li.className = ok ? "ok" : "failed";
+      if (scene && ok) { scene.apply(ev); requestDraw(); }
+      break;
+    }
+    case "tool_call":
+      head.append(`${ev.tool || ev.name || ""} ${ev.argument || ev.args || ""}`);
+      box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
+      break;
+    case "end": {
+      const ok = !!ev.success;
+      setStatus(ok ? "success" : (ev.status || "failure"), ok ? "success" : `${ev.status || "failure"}`);
+      head.append(`${ev.status}; goal reached: ${ok} (${ev.judged_by || ""})${ev.wall_time ? `, ${ev.wall_time.toFixed(2)} s` : ""}`);
+      if (ev.error) box.append(el("div", { class: "error", text: ev.error }));
+      if (ev.goal) $("goal").textContent = ev.goal;
+      if (ev.plan && ev.plan.length && !$("plan").children.length) for (const s of ev.plan) $("plan").append(el("li", { text: s }));
+      break;
+    }
+    default:
+      box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
+  }
+  return box;
+}
+
+// ------------------------------------------------------------------ running an episode
+
+let source = null;
+async function runEpisode(evt) {
+  evt.preventDefault();
+  showError("");
+  const ds = $("dataset").value, dt = $("dataset-task").value;
+  const backend = $("backend").value;
+  const body = {
+    scene: ds && dt ? `dataset:${ds}/${dt}` : $("scene").value,
+    instruction: $("instruction").value, method: $("method").value, backend,
+    model: $("model").value || null, skillset: $("skillset").value || null,
+    check_goal: $("check-goal").value || null,
+  };
+  if (backend === "openai") { body.base_url = $("base-url").value; body.api_key = $("api-key").value || null; }
+  if (backend === "scripted") body.script = $("script").value.split("\n").filter((l) => l.trim());
+  resetLive("starting");
+  try {
+    const { id } = await postJSON("/api/episodes", body);
+    follow(id);
+  } catch (e) { setStatus("error", "error"); showError(e.message); }
+}
+
+function follow(id) {
+  if (source) source.close();
+  source = new EventSource(`/api/episodes/${id}/events`);
+  $("conn").textContent = `episode ${id}: streaming`;
+  source.addEventListener("trace", (m) => pushEvent(JSON.parse(m.data)));
+  source.addEventListener("done", () => { source.close(); $("conn").textContent = `episode ${id}: done`; });
+  source.onerror = () => { $("conn").textContent = `episode ${id}: connection lost`; };
+}
+
+// ------------------------------------------------------------------ choices
+
+async function loadScene() {
+  const ds = $("dataset").value, dt = $("dataset-task").value;
+  const id = ds && dt ? `dataset:${ds}/${dt}` : $("scene").value;
+  if (!id) return;
+  try {
+    const ss = $("skillset").value;
+    const v = await api(`/api/scene?id=${encodeURIComponent(id)}${ss ? `&skillset=${encodeURIComponent(ss)}` : ""}`);
+    scene = new SceneModel(v); requestDraw();
+    if (v.task) { $("instruction").value = v.task.instruction; }
+  } catch (e) { showError(e.message); }
+}
+
+function fillSelect(sel, items, value, label) {
+  sel.replaceChildren();
+  for (const it of items) {
+    const o = el("option", { value: value(it), text: label(it) });
+    sel.append(o);
+  }
+}
+
+async function loadOptions(selectScene) {
+  const o = await api("/api/options");
+  fillSelect($("scene"), o.scenes, (s) => s.id, (s) => s.label);
+  $("scene").dataset.skillsets = JSON.stringify(Object.fromEntries(o.scenes.map((s) => [s.id, s.skillset])));
+  if (selectScene) $("scene").value = selectScene;
+  else if (o.scenes.some((s) => s.id === "bundled:kitchen.yaml")) $("scene").value = "bundled:kitchen.yaml";
+  if (!$("method").options.length) {
+    fillSelect($("method"), o.methods, (m) => m.name, (m) => m.name + (m.needs_llm ? "" : " (no LLM)"));
+    $("method").value = o.methods.some((m) => m.name === "goalsearch") ? "goalsearch" : o.methods[0].name;
+    fillSelect($("backend"), o.backends, (b) => b, (b) => b);
+    fillSelect($("skillset"), [""].concat(o.skillsets), (s) => s, (s) => s || "(the scene's)");
+    for (const d of o.datasets) $("dataset").append(el("option", { value: d.name, text: d.name }));
+  }
+  backendChanged();
+}
+
+function backendChanged() {
+  const b = $("backend").value;
+  for (const e of document.querySelectorAll(".llm-openai, .llm-scripted, .llm-embedded")) {
+    e.hidden = !e.classList.contains(`llm-${b}`);
+  }
+}
+
+async function datasetChanged() {
+  const ds = $("dataset").value, sel = $("dataset-task");
+  sel.hidden = !ds;
+  sel.replaceChildren();
+  if (!ds) { loadScene(); return; }
+  try {
+    const r = await api(`/api/datasets/${encodeURIComponent(ds)}/tasks?limit=1000`);
+    fillSelect(sel, r.tasks, (t) => t.id, (t) => `${t.id}: ${t.instruction}`.slice(0, 120));
+    loadScene();
+  } catch (e) { showError(e.message); }
+}
+
+async function uploadScene() {
+  const f = $("upload").files[0];
+  if (!f) return;
+  showError("");
+  try {
+    const r = await postJSON("/api/scenes/upload", { filename: f.name, text: await f.text() });
+    $("dataset").value = ""; $("dataset-task").hidden = true;
+    await loadOptions(r.id);
+    loadScene();
+  } catch (e) { showError(e.message); }
+}
+
+// ------------------------------------------------------------------ results
+
+function mdToNodes(md) {
+  // headings, tables, lists, <details> lines and paragraphs; text only, never HTML
+  const out = document.createDocumentFragment();
+  const lines = md.split("\n");
+  let i = 0;
+  while (i < lines.length) {
+    const l = lines[i];
+    if (l.startsWith("|")) {
+      const t = el("table");
+      let head = true;
+      while (i < lines.length && lines[i].startsWith("|")) {
+        const cells = lines[i].split("|").slice(1, -1).map((c) => c.trim());
+        if (!cells.every((c) => /^:?-+:?$/.test(c))) {
+          const tr = el("tr");
+          for (const c of cells) tr.append(el(head ? "th" : "td", { text: c.replace(/\*\*/g, "") }));
+          t.append(tr);
+          head = false;
+        }
+        i++;
+      }
+      out.append(t);
+      continue;
+    }
+    const h = l.match(/^(#{1,3}) (.*)/);
+    if (h) out.append(el(`h${h[1].length}`, { text: h[2] }));
+    else if (l.startsWith("- ")) out.append(el("div", { text: "• " + l.slice(2) }));
+    else if (l.trim() && !/^<\/?(details|summary)/.test(l)) out.append(el("p", { text: l.replace(/<[^>]*>/g, "") }));
+    i++;
+  }
+  return out;
+}
+
+async function refreshRuns() {
+  const db = $("db").value;
+  const tbody = $("runs").querySelector("tbody");
+  tbody.replaceChildren();
+  try {
+    const r = await api(`/api/results/runs?db=${db}`);
+    for (const run of r.runs) {
+      const cb = el("input", { type: "checkbox", "data-run": run.run_id });
+      const tr = el("tr", { "data-run": run.run_id }, el("td", {}, cb), el("td", { text: run.run_id }), el("td", { text: run.method }),
+        el("td", { text: run.dataset }), el("td", { text: run.backend }), el("td", { text: run.model }),
+        el("td", { text: run.episodes }), el("td", { text: run.successes }));
+      tr.addEventListener("click", (e) => { if (e.target !== cb) showEpisodes(run.run_id); });
+      tbody.append(tr);
+    }
+    if (!r.runs.length) tbody.append(el("tr", {}, el("td", { colspan: 8, text: "no runs in this results file" })));
+  } catch (e) { tbody.append(el("tr", {}, el("td", { colspan: 8, class: "error", text: e.message }))); }
+}
+
+async function makeReport() {
+  const runs = [...document.querySelectorAll("#runs input:checked")].map((c) => c.dataset.run);
+  const box = $("report");
+  if (!runs.length) { box.replaceChildren(el("p", { text: "select runs first" })); return; }
+  box.replaceChildren(el("p", { text: "building the report..." }));
+  try {
+    const r = await api(`/api/results/report?db=${$("db").value}&runs=${encodeURIComponent(runs.join(","))}`);
+    box.replaceChildren(mdToNodes(r.markdown));
+    for (const p of r.plots) box.append(el("div", {}, el("div", { text: p.name }), el("img", { src: `data:image/png;base64,${p.png}`, alt: p.name })));
+  } catch (e) { box.replaceChildren(el("p", { class: "error", text: e.message })); }
+}
+
+async function showEpisodes(run) {
+  const box = $("episodes");
+  box.replaceChildren(el("h3", { text: `episodes of ${run}` }));
+  try {
+    const r = await api(`/api/results/episodes?db=${$("db").value}&run=${encodeURIComponent(run)}`);
+    const t = el("table", {}, el("tr", {}, ...["task", "seed", "subset", "status", "success", "steps", "LLM calls", "time (s)", ""].map((h) => el("th", { text: h }))));
+    for (const e of r.episodes) {
+      const b = el("button", { type: "button", text: "trace", "data-task": e.task_id });
+      b.addEventListener("click", () => openStored(run, e.task_id, e.seed));
+      t.append(el("tr", {}, el("td", { text: e.task_id }), el("td", { text: e.seed }), el("td", { text: e.subset }),
+        el("td", { text: e.status }), el("td", { text: e.success ? "yes" : "no" }), el("td", { text: e.steps }),
+        el("td", { text: e.llm_calls }), el("td", { text: e.wall_time.toFixed(2) }), el("td", {}, b)));
+    }
+    box.append(t);
+  } catch (e) { box.append(el("p", { class: "error", text: e.message })); }
+}
+
+async function openStored(run, task, seed) {
+  const t0 = performance.now();
+  const db = $("db").value;
+  const r = await api(`/api/results/episode?db=${db}&run=${encodeURIComponent(run)}&task=${encodeURIComponent(task)}&seed=${seed}`);
+  showTab("run");
+  resetLive(`${run} / ${task}`);
+  scene = r.scene ? new SceneModel(r.scene) : null;
+  requestDraw();
+  $("conn").textContent = `stored episode ${run} / ${task}`;
+  for (const ev of r.trace) pushEvent(ev);
+  pushEvent({ type: "end", status: r.status, success: r.success, judged_by: "as stored", goal: r.goal, plan: r.plan,
+    error: r.error, wall_time: r.wall_time });
+  window.gpOnIdle = () => requestAnimationFrame(() => { metrics.loadMs = performance.now() - t0; document.body.dataset.loaded = "1"; });
+}
+
+function showTab(name) {
+  for (const b of document.querySelectorAll(".tab")) b.classList.toggle("active", b.dataset.tab === name);
+  $("pane-run").hidden = name !== "run";
+  $("pane-results").hidden = name !== "results";
+  if (name === "results") refreshRuns();
+  if (name === "run") requestDraw();
+}
+
+// ------------------------------------------------------------------ start
+
+window.addEventListener("DOMContentLoaded", async () => {
+  $("run-form").addEventListener("submit", runEpisode);
+  $("backend").addEventListener("change", backendChanged);
+  $("scene").addEventListener("change", () => { $("dataset").value = ""; $("dataset-task").hidden = true; loadScene(); });
+  $("skillset").addEventListener("change", loadScene);
+  $("dataset").addEventListener("change", datasetChanged);
+  $("dataset-task").addEventListener("change", loadScene);
+  $("upload").addEventListener("change", uploadScene);
+  for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  $("refresh-runs").addEventListener("click", refreshRuns);
+  $("db").addEventListener("change", refreshRuns);
+  $("make-report").addEventListener("click", makeReport);
+  window.addEventListener("resize", requestDraw);
+  try {
+    await loadOptions();
+    await loadScene();
+    document.body.dataset.ready = "1";
+  } catch (e) { showError(`cannot reach the console: ${e.message}`); }
+});
