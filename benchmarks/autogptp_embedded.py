@@ -49,6 +49,8 @@ def main() -> int:
     ap.add_argument("--md", type=Path, default=Path("benchmarks/results/autogpt_p/embedded.md"))
     ap.add_argument("--json", type=Path, default=Path("results/autogptp_embedded.json"))
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--cache", action="store_true",
+                    help="use the LLM disk cache (off by default: tokens and time per task are measured)")
     args = ap.parse_args()
     args.db.parent.mkdir(parents=True, exist_ok=True)
     lines = ["| set | subset | n | success | minimal | minimal tools | errors | LLM calls / task | tokens / task "
@@ -71,7 +73,7 @@ def main() -> int:
                         if seen[t.subset] <= args.per_subset:
                             ids.append(t.id)
                     ids = tuple(ids)
-                spec = RunSpec(dataset, method, LLMConfig(backend="embedded", n_ctx=args.n_ctx), run_id=rid,
+                spec = RunSpec(dataset, method, LLMConfig(backend="embedded", n_ctx=args.n_ctx, cache=args.cache), run_id=rid,
                                planner_timeout=timeout, method_config=cfg, limit=args.limit, task_ids=ids)
                 s = run_benchmark(spec, store, make_executor("local", workers=1))
                 print(f"{rid}: {s.total} episodes ({s.ran} now) in {s.wall_time:.0f} s", file=sys.stderr)

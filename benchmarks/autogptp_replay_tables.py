@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -103,8 +104,18 @@ def recorded_success(note: dict[str, Any]) -> Optional[bool]:
     if "Goal Reached" in rr:
         return rr["Goal Reached"] == "True"
     if "Substitution" in rr:
-        return rr["Substitution"] in rr.get("Desired", "").split(",")
+        desired = [x.strip(" '[]") for x in rr.get("Desired", "").split(",")]
+        return rr["Substitution"] in desired
     return None
+
+
+def judged_by_log(note: dict[str, Any]) -> Optional[bool]:
+    """Suggest Alternative: our suggestion judged by the allowed list the log recorded
+    (the dataset's list changed for one row after the paper's runs)."""
+    rr = (note.get("replay") or {}).get("recorded_result") or {}
+    if "Desired" not in rr or not note.get("alternative"):
+        return None if "Desired" not in rr else False
+    return note["alternative"] in [x.strip(" '[]") for x in rr["Desired"].replace("[", "").replace("]", "").split(",")]
 
 
 def collect(store: ResultStore, rid: str) -> dict[str, list[dict[str, Any]]]:
@@ -116,12 +127,53 @@ def collect(store: ResultStore, rid: str) -> dict[str, list[dict[str, Any]]]:
                                "minimal_tools": bool(row.metrics.get("minimal_tools")),
                                "minimal_original": bool(note.get("minimal_original")),
                                "minimal_tools_original": bool(note.get("minimal_tools_original")),
-                               "recorded": recorded_success(note),
+                               "recorded": recorded_success(note), "by_log": judged_by_log(note),
                                "faithful": bool((note.get("replay") or {}).get("faithful")),
                                "notes": (note.get("replay") or {}).get("notes", []),
                                "error": row.error, "wall_time": row.wall_time, "llm_calls": row.llm_calls,
                                "tokens": row.prompt_tokens + row.completion_tokens})
     return by
+
+
+_NOTE = re.compile(r"^(\w+)#(\d+)\.(\d+): (.*)$", re.DOTALL)
+
+
+def divergence(notes: list[str]) -> str:
+    """The first place a replay left the recorded conversation, as a short category."""
+    from groundplan.llm.autogptp_replay import tool_result_category
+
+    for n in notes:
+        if n.startswith("[info]"):
+            continue
+        m = _NOTE.match(n)
+        if not m:
+            return n[:60]
+        kind, rnd, msg = m.group(1), int(m.group(3)), m.group(4)
+        if "ran past" in msg:
+            if kind == "goal" and rnd > 0:
+                return "our goal check rejected a goal the original accepted"
+            if kind == "goal":
+                return "our loop called Plan / Partial Plan once more than the recorded run"
+            if kind == "tool":
+                return "our loop selected more tools than the recorded run"
+            return f"our run asked a {kind} question the recorded run did not"
+        if "stopped before" in msg:
+            if kind == "goal" and rnd > 0:
+                return "our goal check accepted a goal the original rejected"
+            if kind == "goal":
+                return "our loop called Plan / Partial Plan fewer times than the recorded run"
+            if kind == "tool":
+                return "our loop ended before the recorded run"
+            return f"our run asked fewer {kind} questions than the recorded run"
+        if msg.startswith("tool result differs"):
+            mm = re.match(r"tool result differs: ours (.*), recorded (.*)$", msg)
+            if mm:
+                a = tool_result_category(mm.group(1).strip("'\""))
+                b = tool_result_category(mm.group(2).strip("'\""))
+                return f"a tool result differed: ours {a}, recorded {b}"
+            return "a tool result differed"
+        return msg[:60]
+    return "unused recorded answers"
 
 
 def rate(rows, key) -> float:
@@ -209,14 +261,18 @@ def main() -> int:
         lines += ["", "minimal = success and plan cost <= the row's min_costs (the original's 'Costs minimal').", ""]
     if "substitution" in tables:
         lines += ["## Table III - Suggest Alternative (success rate)", "",
-                  "| set | GPT-3 naive ours / paper | GPT-3 Alg. 2 ours / paper | GPT-4 naive ours / paper | "
-                  "GPT-4 Alg. 2 ours / paper |", "|---|---|---|---|---|"]
+                  "ours = judged by the dataset's allowed alternatives; by log = our suggestion judged by the "
+                  "allowed list the log recorded; recorded = the original's verdicts in its logs.", "",
+                  "| set | GPT-3 naive ours / by log / paper / recorded | GPT-3 Alg. 2 ours / by log / paper / recorded | "
+                  "GPT-4 naive ours / by log / paper / recorded | GPT-4 Alg. 2 ours / by log / paper / recorded |",
+                  "|---|---|---|---|---|"]
         for name in SUBSTITUTION_SETS:
             cells = []
             for s in ("gpt-3", "gpt-4"):
                 for j, method in enumerate(("autogpt_p_naive_alternative", "autogpt_p")):
                     rows = rows_of("substitution", s, method).get(name, [])
-                    cells.append(f"{rate(rows, 'success'):.2f} / {SUBSTITUTION_PAPER[s][name][j]:.2f}")
+                    cells.append(f"{rate(rows, 'success'):.2f} / {rate(rows, 'by_log'):.2f} / "
+                                 f"{SUBSTITUTION_PAPER[s][name][j]:.2f} / {rate(rows, 'recorded'):.2f}")
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         faithful = [(r["method"], r["source"], sum(x["faithful"] for v in summary[run_id(r)].values() for x in v),
                      sum(len(v) for v in summary[run_id(r)].values())) for r in plan if r["table"] == "substitution"]
@@ -244,6 +300,18 @@ def main() -> int:
         lines.append("| average | " + " | ".join(cells) + " |")
         lines += ["", "minimal and minimal tools as the original computed them (its logs): the last plan's cost <= "
                       "min_costs, tool calls <= min_tool_calls, both only for successful episodes.", ""]
+    lines += ["## Replays that left the recorded conversation, by the first divergence", "",
+              "| run | not faithful / episodes | first divergence (count) |", "|---|---|---|"]
+    for r in plan:
+        rows = [x for v in summary[run_id(r)].values() for x in v]
+        bad = [x for x in rows if not x["faithful"]]
+        cats: dict[str, int] = defaultdict(int)
+        for x in bad:
+            cats[divergence(x["notes"]) if x["notes"] else (x["error"] or "no replay report")[:60]] += 1
+        lines.append(f"| {run_id(r)} | {len(bad)} / {len(rows)} | "
+                     + "; ".join(f"{k} ({v})" for k, v in sorted(cats.items(), key=lambda kv: -kv[1])) + " |")
+    lines += ["", "A replay is faithful when every request found its recorded answer, every recorded answer was "
+                  "used and our tool results fell in the recorded categories. Verdicts can agree without it.", ""]
     text = "\n".join(lines)
     print(text)
     args.md.parent.mkdir(parents=True, exist_ok=True)
