@@ -10,71 +10,53 @@ plan is made again and fails again: it handles no situation, by construction."""
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar, Optional
 
 from groundplan.bench.task import Task
-from groundplan.errors import GroundplanError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    register_method,
-)
+from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
-from .common import EXTRA_EVENTS, finish, start
+from .common import CowpFamilyMethod, Ending
 from .cowp import MAX_FAILURES, MAX_STEPS
 from .knowledge import Knowledge
+from .world import SituationWorld, Trial
 
 
 @register_method("cowp_cw")
-class ClosedWorld(Method):
+class ClosedWorld(CowpFamilyMethod):
     needs_llm = False
+    needs_planner = True
     description = "COWP baseline CW: Fast Downward on the closed-world domain, replanning after each action"
     prompt_package: ClassVar[Optional[str]] = None
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
-        meter = UsageMeter()
-        if ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        try:
-            trial, world = start(task, ctx)
-            k = Knowledge.from_trial(trial)
-            failures, plans, error = 0, 0, None
-            status = None
-            plan: list[str] = []
-            while len(world.executed) + len(world.failures) < MAX_STEPS:
-                if not plan:
-                    res = k.plan(ctx.planner, ctx.planner_timeout)
-                    plans += 1
-                    rec.event("plan", status=res.status.value, steps=list(res.plan))
-                    if not res.solved:
-                        status, error = EpisodeStatus.NO_PLAN, "the closed-world planner found no plan"
-                        break
-                    if not res.plan:
-                        break  # the goal holds as far as the robot knows
-                    plan = list(res.plan)
-                step = plan.pop(0)
-                r = world.apply(k.to_base(step))
-                rec.event("step", action=r.step, ok=r.ok, reason=r.reason or None)
-                if r.ok:
-                    k = k.apply(step)
-                    if not plan and k.goal_holds():
-                        break
-                    continue
-                plan = []
-                failures += 1
-                if failures > MAX_FAILURES:
-                    error = r.reason
+    def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
+                meter: UsageMeter) -> Ending:
+        k = Knowledge.from_trial(trial)
+        failures, plans, error = 0, 0, None
+        status = None
+        plan: list[str] = []
+        while len(world.executed) + len(world.failures) < MAX_STEPS:
+            if not plan:
+                res = k.plan(ctx.planner, ctx.planner_timeout)
+                plans += 1
+                rec.event("plan", status=res.status.value, steps=list(res.plan))
+                if not res.solved:
+                    status, error = EpisodeStatus.NO_PLAN, "the closed-world planner found no plan"
                     break
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze())
-        return finish(task, self.name, ctx, world, rec, meter, t0, plan=world.executed, status=status, error=error,
-                      metrics={"plans": plans, "tool_calls": plans})
+                if not res.plan:
+                    break  # the goal holds as far as the robot knows
+                plan = list(res.plan)
+            step = plan.pop(0)
+            r = world.apply(k.to_base(step))
+            rec.event("step", action=r.step, ok=r.ok, reason=r.reason or None)
+            if r.ok:
+                k = k.apply(step)
+                if not plan and k.goal_holds():
+                    break
+                continue
+            plan = []
+            failures += 1
+            if failures > MAX_FAILURES:
+                error = r.reason
+                break
+        return Ending(error, status, {"plans": plans, "tool_calls": plans}, world.executed)

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any, ClassVar, Optional, Sequence
 
 from groundplan.bench.task import Task
+from groundplan.errors import GroundplanError
 from groundplan.llm.errors import LLMUnsupportedError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import Episode, EpisodeStatus, RunContext, TraceRecorder
+from groundplan.methods.base import Episode, EpisodeStatus, Method, RunContext, TraceRecorder, failed_episode
 from groundplan.prompts.cowp import actions_data
 
 from .spec import nl_word
@@ -131,6 +132,45 @@ def finish(task: Task, method: str, ctx: RunContext, world: SituationWorld, rec:
                    error=None if ok else error, seed=ctx.seed)
 
 
+@dataclass
+class Ending:
+    """How a COWP-family episode ended, as its method's ``attempt`` reports it; the goal
+    test in the true world (``finish``) decides success."""
+
+    error: Optional[str] = None
+    status: Optional[EpisodeStatus] = None
+    metrics: dict[str, Any] = field(default_factory=dict)
+    plan: Sequence[str] = ()
+
+
+class CowpFamilyMethod(Method):
+    """What the COWP-family methods share around their own loop (``attempt``): the trace and
+    usage meter, the trial and its hidden world, a typed input error as an ``error``
+    episode, and the judged episode at the end."""
+
+    needs_planner: ClassVar[bool] = False
+    prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
+
+    def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
+                meter: UsageMeter) -> Ending:
+        raise NotImplementedError
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        t0 = time.perf_counter()
+        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
+        meter = UsageMeter()
+        if self.needs_planner and ctx.planner is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
+        try:
+            trial, world = start(task, ctx)
+            end = self.attempt(task, ctx, trial, world, rec, meter)
+        except GroundplanError as exc:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
+                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        return finish(task, self.name, ctx, world, rec, meter, t0, plan=end.plan, status=end.status, error=end.error,
+                      metrics=end.metrics)
+
+
 def words_in(text: str, word: str) -> bool:
     return re.search(rf"\b{re.escape(word)}\b", text) is not None
 
@@ -139,5 +179,5 @@ def replace_word(text: str, word: str, new: str) -> str:
     return re.sub(rf"\b{re.escape(word)}\b", new, text)
 
 
-__all__ = ["EXTRA_EVENTS", "sentence", "yes_no", "LLMCaller", "start", "finish", "words_in", "replace_word",
+__all__ = ["EXTRA_EVENTS", "Ending", "CowpFamilyMethod", "sentence", "yes_no", "LLMCaller", "start", "finish", "words_in", "replace_word",
            "nl_word"]

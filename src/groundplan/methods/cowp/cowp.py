@@ -26,25 +26,15 @@ both give a plan one is chosen at random (seeded)."""
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
 from groundplan.bench.task import Task
-from groundplan.errors import GroundplanError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    register_method,
-)
+from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
 from .advisor import Advisor, LLMAdvisor, OracleAdvisor
-from .common import EXTRA_EVENTS, LLMCaller, finish, replace_word, sentence, start, words_in
+from .common import CowpFamilyMethod, Ending, LLMCaller, replace_word, sentence, words_in
 from .knowledge import Knowledge
 from .world import Observation, SituationWorld, Trial, parse_step
 
@@ -225,10 +215,11 @@ class CowpRun:
         return Outcome("replanned", k4, new, "appliance") if new is not None else None
 
 
-class CowpBase(Method):
+class CowpBase(CowpFamilyMethod):
     """COWP with common sense from ``advisor()``."""
 
     description = "COWP (Ding et al.): plan monitor + knowledge acquirer around Fast Downward"
+    needs_planner = True
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
 
     def advisor(self, trial: Trial, world: SituationWorld, caller: Optional[LLMCaller]) -> Advisor:
@@ -238,30 +229,19 @@ class CowpBase(Method):
     def llm_for(self, task: Task, ctx: RunContext) -> Any:
         return ctx.llm
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
-        meter = UsageMeter()
-        if ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        try:
-            trial, world = start(task, ctx)
-            llm = self.llm_for(task, ctx)
-            caller = LLMCaller(llm, meter, rec) if llm is not None else None
-            run = CowpRun(trial, world, self.advisor(trial, world, caller), ctx.planner, rec,
-                          random.Random(f"cowp-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout)
-            k, error = run.run()
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+    def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
+                meter: UsageMeter) -> Ending:
+        llm = self.llm_for(task, ctx)
+        caller = LLMCaller(llm, meter, rec) if llm is not None else None
+        run = CowpRun(trial, world, self.advisor(trial, world, caller), ctx.planner, rec,
+                      random.Random(f"cowp-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout)
+        k, error = run.run()
         metrics = {"monitor_questions": run.monitor_questions, "constraints": run.constraints,
                    "llm_sources": caller.sources if caller else {},
                    "llm_coverage": caller.coverage() if caller else None,
                    "routes": run.routes, "no_solution": run.no_solution, "plans": run.plans,
                    "knowledge_changes": list(k.changes), "tool_calls": run.plans}
-        status = EpisodeStatus.NO_PLAN if run.no_solution else None
-        return finish(task, self.name, ctx, world, rec, meter, t0, plan=world.executed, status=status, error=error,
-                      metrics=metrics)
+        return Ending(error, EpisodeStatus.NO_PLAN if run.no_solution else None, metrics, world.executed)
 
 
 @register_method("cowp")

@@ -14,28 +14,18 @@ about anything else and no plan monitor - it learns of a situation only from a f
 from __future__ import annotations
 
 import random
-import time
 from typing import ClassVar, Optional, Sequence
 
 from groundplan.bench.task import Task
-from groundplan.errors import GroundplanError
 from groundplan.llm.cowp_replay import rule_predicate
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    register_method,
-)
+from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
 from .advisor import locate_by_word
-from .common import EXTRA_EVENTS, finish, start
+from .common import CowpFamilyMethod, Ending
 from .cowp import MAX_FAILURES, MAX_STEPS, CowpRun
 from .knowledge import Knowledge
-from .world import Observation, Trial
+from .world import Observation, SituationWorld, Trial
 
 
 class KnowledgeBase:
@@ -70,66 +60,58 @@ def covered_half(trial: Trial, seed: int) -> set[str]:
 
 
 @register_method("cowp_ek")
-class ExternalKnowledge(Method):
+class ExternalKnowledge(CowpFamilyMethod):
     needs_llm = False
+    needs_planner = True
     description = "COWP baseline EK: closed-world planning + a knowledge base covering half of the objects"
     prompt_package: ClassVar[Optional[str]] = None
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
-        meter = UsageMeter()
-        if ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        try:
-            trial, world = start(task, ctx)
-            kb = KnowledgeBase(trial, covered_half(trial, ctx.seed))
-            helper = CowpRun(trial, world, kb, ctx.planner, rec,  # type: ignore[arg-type]
-                             random.Random(f"cowp-ek-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout)
-            k = Knowledge.from_trial(trial)
-            failures, error, status = 0, None, None
-            plan: list[str] = []
-            repaired: set[str] = set()
-            while len(world.executed) + len(world.failures) < MAX_STEPS:
-                if not plan:
-                    new = helper.plan(k, "replan")
-                    if new is None:
-                        status, error = EpisodeStatus.NO_PLAN, error or "no plan"
-                        break
-                    if not new:
-                        break
-                    plan = list(new)
-                step = plan.pop(0)
-                base = k.to_base(step)
-                seen = world.observe(base)
-                r = world.apply(base)
-                rec.event("step", action=r.step, ok=r.ok, reason=r.reason or None)
-                if r.ok:
-                    k = k.apply(step)
-                    if not plan and k.goal_holds():
-                        break
-                    continue
-                remaining = (step, *plan)
-                plan = []
-                failures += 1
-                if failures > MAX_FAILURES:
-                    error = r.reason
+    def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
+                meter: UsageMeter) -> Ending:
+        kb = KnowledgeBase(trial, covered_half(trial, ctx.seed))
+        helper = CowpRun(trial, world, kb, ctx.planner, rec,  # type: ignore[arg-type]
+                         random.Random(f"cowp-ek-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout)
+        k = Knowledge.from_trial(trial)
+        failures, error, status = 0, None, None
+        plan: list[str] = []
+        repaired: set[str] = set()
+        while len(world.executed) + len(world.failures) < MAX_STEPS:
+            if not plan:
+                new = helper.plan(k, "replan")
+                if new is None:
+                    status, error = EpisodeStatus.NO_PLAN, error or "no plan"
                     break
-                obs = seen[0] if seen else None
-                if obs is None or obs.situation.key in repaired:
-                    continue
-                repaired.add(obs.situation.key)
-                k, outcome = self.repair(helper, trial, k, remaining, obs)
-                rec.event("note", text=f"external knowledge: {outcome}")
-                if outcome == "no solution":
-                    status, error = EpisodeStatus.NO_PLAN, f"no solution for '{obs.text.rstrip('.')}'"
+                if not new:
                     break
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze())
-        return finish(task, self.name, ctx, world, rec, meter, t0, plan=world.executed, status=status, error=error,
-                      metrics={"plans": helper.plans, "routes": helper.routes, "knowledge_changes": list(k.changes),
-                               "kb_covered": len(kb.covered), "tool_calls": helper.plans})
+                plan = list(new)
+            step = plan.pop(0)
+            base = k.to_base(step)
+            seen = world.observe(base)
+            r = world.apply(base)
+            rec.event("step", action=r.step, ok=r.ok, reason=r.reason or None)
+            if r.ok:
+                k = k.apply(step)
+                if not plan and k.goal_holds():
+                    break
+                continue
+            remaining = (step, *plan)
+            plan = []
+            failures += 1
+            if failures > MAX_FAILURES:
+                error = r.reason
+                break
+            obs = seen[0] if seen else None
+            if obs is None or obs.situation.key in repaired:
+                continue
+            repaired.add(obs.situation.key)
+            k, outcome = self.repair(helper, trial, k, remaining, obs)
+            rec.event("note", text=f"external knowledge: {outcome}")
+            if outcome == "no solution":
+                status, error = EpisodeStatus.NO_PLAN, f"no solution for '{obs.text.rstrip('.')}'"
+                break
+        return Ending(error, status, {"plans": helper.plans, "routes": helper.routes,
+                                      "knowledge_changes": list(k.changes), "kb_covered": len(kb.covered),
+                                      "tool_calls": helper.plans}, world.executed)
 
     @staticmethod
     def repair(helper: CowpRun, trial: Trial, k: Knowledge, remaining: tuple[str, ...],

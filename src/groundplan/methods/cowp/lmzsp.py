@@ -7,25 +7,16 @@ step the robot cannot do, or that fails, ends the trial."""
 from __future__ import annotations
 
 import re
-import time
 from typing import ClassVar, Optional
 
 from groundplan.bench.task import Task
-from groundplan.errors import GroundplanError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    register_method,
-)
+from groundplan.methods.base import RunContext, TraceRecorder, register_method
 from groundplan.prompts.cowp import render, template_text
 
-from .common import EXTRA_EVENTS, LLMCaller, finish, start
+from .common import CowpFamilyMethod, Ending, LLMCaller
 from .grounding import Grounder
+from .world import SituationWorld, Trial
 
 MAX_PLAN_STEPS = 25
 
@@ -52,37 +43,29 @@ def parse_steps(text: str) -> list[str]:
 
 
 @register_method("cowp_lmzsp")
-class LMZSP(Method):
+class LMZSP(CowpFamilyMethod):
     needs_llm = True
     description = "COWP baseline LMZSP: the LLM writes the whole plan from the task name, run open loop"
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
-        meter = UsageMeter()
-        try:
-            trial, world = start(task, ctx)
-            caller = LLMCaller(ctx.llm, meter, rec)
-            text = caller.ask_format("plan", render("lmzsp.txt", task=trial.spec.paper),
-                                     template_text("lmzsp.gbnf.txt"), max_tokens=200)
-            steps = parse_steps(text)
-            rec.event("plan", steps=steps, source="LLM")
-            grounder = Grounder(trial)
-            error = None if steps else "the LLM wrote no plan"
-            for s in steps:
-                g = grounder.ground(s, world)
-                if g.step is None:
-                    rec.event("step", action=s, ok=False, reason=g.reason)
-                    error = g.reason
-                    break
-                r = world.apply(g.step)
-                rec.event("step", action=r.step, text=s, ok=r.ok, reason=r.reason or None)
-                if not r.ok:
-                    error = r.reason
-                    break
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
-        return finish(task, self.name, ctx, world, rec, meter, t0, plan=steps, error=error,
-                      metrics={"llm_steps": steps, "tool_calls": 0})
+    def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
+                meter: UsageMeter) -> Ending:
+        caller = LLMCaller(ctx.llm, meter, rec)
+        text = caller.ask_format("plan", render("lmzsp.txt", task=trial.spec.paper),
+                                 template_text("lmzsp.gbnf.txt"), max_tokens=200)
+        steps = parse_steps(text)
+        rec.event("plan", steps=steps, source="LLM")
+        grounder = Grounder(trial)
+        error = None if steps else "the LLM wrote no plan"
+        for s in steps:
+            g = grounder.ground(s, world)
+            if g.step is None:
+                rec.event("step", action=s, ok=False, reason=g.reason)
+                error = g.reason
+                break
+            r = world.apply(g.step)
+            rec.event("step", action=r.step, text=s, ok=r.ok, reason=r.reason or None)
+            if not r.ok:
+                error = r.reason
+                break
+        return Ending(error, metrics={"llm_steps": steps, "tool_calls": 0}, plan=steps)

@@ -15,27 +15,17 @@ to filling the drinking glass). A step the robot cannot do, or that fails, ends 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import ClassVar, Optional
 
 from groundplan.bench.task import Task
-from groundplan.errors import GroundplanError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    register_method,
-)
+from groundplan.methods.base import RunContext, TraceRecorder, register_method
 from groundplan.prompts.cowp import render, template_text
 
-from .common import EXTRA_EVENTS, LLMCaller, finish, start
+from .common import CowpFamilyMethod, Ending, LLMCaller
 from .grounding import Grounder
-from .world import parse_step
+from .world import SituationWorld, Trial, parse_step
 
 MAX_CALLS = 30
 _CALL = re.compile(r"^(\w+)\s*\((.*)\)\s*$")
@@ -93,32 +83,24 @@ def parse_program(text: str) -> list[Call | Guard]:
 
 
 @register_method("cowp_progprompt")
-class ProgPromptStyle(Method):
+class ProgPromptStyle(CowpFamilyMethod):
     needs_llm = True
     description = "COWP baseline ProgPrompt-style: a pythonic plan with asserts (parsed, never executed as Python)"
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
-        meter = UsageMeter()
-        try:
-            trial, world = start(task, ctx)
-            caller = LLMCaller(ctx.llm, meter, rec)
-            objects = ", ".join(f"'{trial.word(o).replace(' ', '_')}'" for o in trial.problem.objects
-                                if o != trial.robot)
-            fn = re.sub(r"[^a-z0-9]+", "_", trial.spec.paper.lower()).strip("_")
-            text = caller.ask_format("plan", render("progprompt.txt", objects=objects, function=fn),
-                                     template_text("progprompt.gbnf.txt"), max_tokens=320)
-            program = parse_program(text)
-            rec.event("plan", program=text, items=len(program), source="LLM")
-            error = self.execute(program, trial, world, Grounder(trial), caller, rec) if program else \
-                "the LLM wrote no program"
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
-        return finish(task, self.name, ctx, world, rec, meter, t0, error=error,
-                      metrics={"program_items": len(program) if text else 0, "tool_calls": 0})
+    def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
+                meter: UsageMeter) -> Ending:
+        caller = LLMCaller(ctx.llm, meter, rec)
+        objects = ", ".join(f"'{trial.word(o).replace(' ', '_')}'" for o in trial.problem.objects
+                            if o != trial.robot)
+        fn = re.sub(r"[^a-z0-9]+", "_", trial.spec.paper.lower()).strip("_")
+        text = caller.ask_format("plan", render("progprompt.txt", objects=objects, function=fn),
+                                 template_text("progprompt.gbnf.txt"), max_tokens=320)
+        program = parse_program(text)
+        rec.event("plan", program=text, items=len(program), source="LLM")
+        error = self.execute(program, trial, world, Grounder(trial), caller, rec) if program else \
+            "the LLM wrote no program"
+        return Ending(error, metrics={"program_items": len(program) if text else 0, "tool_calls": 0})
 
     def execute(self, program, trial, world, grounder: Grounder, caller: LLMCaller, rec) -> Optional[str]:
         subst: dict[str, str] = {}
