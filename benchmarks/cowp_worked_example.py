@@ -11,6 +11,7 @@ docs/cowp.md shows them.
 
     .venv/bin/python benchmarks/cowp_worked_example.py            # GPT-3 replay
     .venv/bin/python benchmarks/cowp_worked_example.py --oracle   # acceptability table
+    .venv/bin/python benchmarks/cowp_worked_example.py --appliances microwave,oven,dishwasher
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ SPAWNED = ("dish bowl", "frying pan", "drinking glass", "sponge", "oven tray")
 APPLIANCES = ("microwave", "oven")
 
 
-def example_task(situation: tuple[int, str] = (2, "find_cup")) -> Task:
+def example_task(situation: tuple[int, str] = (2, "find_cup"), appliances: tuple[str, ...] = APPLIANCES) -> Task:
     spec = task_spec(4)
-    setup = TrialSetup(4, 0, 4000, False, SPAWNED, APPLIANCES)
+    setup = TrialSetup(4, 0, 4000, False, SPAWNED, appliances)
     return Task(id="worked-example", dataset="cowp", instruction=spec.instruction, scene_file=str(spec.scene_file),
                 goal=spec.goal_text, skillset="dining", subset=spec.key,
                 extras={**setup.to_dict(), "force_situation": situation})
@@ -40,6 +41,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--oracle", action="store_true", help="answers from the acceptability table")
     ap.add_argument("--llm", default=None, help="fallback LLM backend for prompts the log lacks (e.g. embedded)")
+    ap.add_argument("--appliances", default=",".join(APPLIANCES),
+                    help="comma-separated appliances spawned (e.g. microwave,oven,dishwasher)")
     ap.add_argument("--json", action="store_true", help="print the episode as JSON")
     a = ap.parse_args()
     llm = None
@@ -48,7 +51,7 @@ def main() -> None:
 
         llm = build_llm(LLMConfig(backend=a.llm))
     ep = get_method("cowp_oracle" if a.oracle else "cowp_gpt3").run(
-        example_task(), RunContext(llm=llm, planner=get_planner("fast-downward")))
+        example_task(appliances=tuple(w.strip() for w in a.appliances.split(",") if w.strip())), RunContext(llm=llm, planner=get_planner("fast-downward")))
     if a.json:
         print(json.dumps(ep.to_json(), indent=1))
         return
