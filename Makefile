@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.groundplan-installed
 
-.PHONY: install demo test test-fast bench-foundation lint clean
+.PHONY: install demo test test-fast test-browser browser-deps bench-foundation lint clean
 
 # eai-eval ships VirtualHome's evolving-graph executor and EAI's 342 tasks (the conformance
 # test and benchmarks/vh_conformance.py). Installed without its declared dependencies
@@ -41,10 +41,20 @@ demo: install
 	  echo "goal: $$goal" && $(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "$$goal"
 
 test: install
-	GROUNDPLAN_REQUIRE_EAI=1 $(BIN)/python -m pytest -q -m "not terminal_embedded"
+	GROUNDPLAN_REQUIRE_EAI=1 $(BIN)/python -m pytest -q -m "not terminal_embedded and not browser"
 
 test-terminal: install
 	$(BIN)/python -m pytest -q -m terminal_embedded
+
+# The web console in a real browser: Debian's chromium + chromedriver (installed here with
+# apt-get, as root or through sudo), driven headless by Selenium; screenshots in test-artifacts/.
+browser-deps:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then :; \
+	else SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium chromium-driver; fi
+
+test-browser: install browser-deps
+	GROUNDPLAN_REQUIRE_BROWSER=1 $(BIN)/python -m pytest -q -m browser
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not embedded and not slow"

@@ -137,9 +137,7 @@ function drawScene() {
         ag.append(svg("circle", { cx: 8, cy: 8, r: 8 }));
         ag.append(svg("text", { x: 4, y: 12 }, a[0].toUpperCase()));
         ag.append(svg("title", {}, `${a} is at ${box.name}`));
-        const label = svg("text", { x: 20, y: 12 }, a);
-        label.setAttribute("style", "fill:#1d2329");
-        ag.append(label);
+        ag.append(svg("text", { class: "name", x: 20, y: 12 }, a));
         g.append(ag);
         ax += 30 + 7 * a.length;
       }
@@ -221,7 +219,8 @@ function promptText(p) {
 function renderEvent(ev) {
   const type = ev.type;
   const box = el("div", { class: `ev ${type}`, "data-type": type });
-  const head = el("div", {}, el("span", { class: "k", text: type.replace("_", " ") }), el("span", { class: "t", text: `t=${ev.t ?? ""}s ` }));
+  const head = el("div", {}, el("span", { class: "k", text: type.replace("_", " ") }),
+    ev.t === undefined ? null : el("span", { class: "t", text: `t=${ev.t}s ` }));
   box.append(head);
   switch (type) {
     case "start":
@@ -279,7 +278,7 @@ function renderEvent(ev) {
       const ok = !!ev.success;
       setStatus(ok ? "success" : (ev.status || "failure"), ok ? "success" : `${ev.status || "failure"}`);
       head.append(`${ev.status}; goal reached: ${ok} (${ev.judged_by || ""})${ev.wall_time ? `, ${ev.wall_time.toFixed(2)} s` : ""}`);
-      if (ev.error) box.append(el("div", { class: "error", text: ev.error }));
+      if (ev.error) box.append(el("div", { class: ok ? "note" : "error", text: ok ? `(the method reported: ${ev.error})` : ev.error }));
       if (ev.goal) $("goal").textContent = ev.goal;
       if (ev.plan && ev.plan.length && !$("plan").children.length) for (const s of ev.plan) $("plan").append(el("li", { text: s }));
       break;
