@@ -294,3 +294,22 @@ def test_api_key_in_a_failing_request_is_scrubbed(tmp_path):
                                "base_url": f"http://127.0.0.1:9/{key}/v1", "api_key": key})
     assert out["events"][-1]["status"] in ("error", "no_plan", "failure", "crash")
     assert key not in json.dumps(out)
+
+
+def test_dataset_task_scene_and_episode(tmp_path):
+    from conftest import shared_data
+
+    if shared_data() is None:
+        pytest.skip("../shared/data not present")
+    client, _ = make(tmp_path)
+    tasks = client.get("/api/datasets/autogptp-saycan/tasks", params={"limit": 2}).json()
+    assert tasks["total"] > 100 and len(tasks["tasks"]) == 2
+    t = tasks["tasks"][0]
+    view = client.get("/api/scene", params={"id": f"dataset:autogptp-saycan/{t['id']}"}).json()
+    assert view["task"]["instruction"] == t["instruction"] and view["objects"]
+    out = run_episode(client, {"scene": f"dataset:autogptp-saycan/{t['id']}", "instruction": "",
+                               "method": "oracle", "backend": "none"})
+    end = out["events"][-1]
+    assert end["judged_by"] == "gold goal" and end["success"] is True, end
+    assert out["events"][0]["instruction"] == t["instruction"] and out["events"][0]["gold_goal"] == t["goal"]
+    assert client.get("/api/scene", params={"id": "dataset:autogptp-saycan/no-such-task"}).status_code == 403

@@ -245,7 +245,9 @@ class JobRunner:
             if req.method not in self._methods:
                 self._methods[req.method] = get_method(req.method)
             method = self._methods[req.method]
-            llm = self._llm_for(req) if method.needs_llm else None
+            # the backend the user picked, also for methods that can work without one (goalsearch
+            # reranks close calls with it), as the benchmark runner does
+            llm = self._llm_for(req)
             ctx = RunContext(llm=llm, planner=self._planner_for(), planner_timeout=self.config.planner_timeout)
             with trace_listener(job.add):
                 ep = method.run(task, ctx)

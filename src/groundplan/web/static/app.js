@@ -238,7 +238,8 @@ function renderEvent(ev) {
       break;
     }
     case "goal":
-      head.append(`round ${ev.round ?? ""}: `, el("code", { text: ev.text || "" }), ev.ok === false ? ` rejected: ${ev.error}` : " ok");
+      head.append(ev.round === undefined ? "" : `round ${ev.round}: `, el("code", { text: ev.text || ev.goal || "" }),
+        ev.ok === false ? ` rejected: ${ev.error}` : " ok");
       if (ev.ok === false) box.classList.add("bad");
       if (ev.ok !== false && ev.text) $("goal").textContent = ev.text;
       break;
@@ -350,7 +351,7 @@ async function loadOptions(selectScene) {
   if (selectScene) $("scene").value = selectScene;
   else if (o.scenes.some((s) => s.id === "bundled:kitchen.yaml")) $("scene").value = "bundled:kitchen.yaml";
   if (!$("method").options.length) {
-    fillSelect($("method"), o.methods, (m) => m.name, (m) => m.name + (m.needs_llm ? "" : " (no LLM)"));
+    fillSelect($("method"), o.methods, (m) => m.name, (m) => m.name + (m.needs_llm ? "" : " (LLM not required)"));
     $("method").value = o.methods.some((m) => m.name === "goalsearch") ? "goalsearch" : o.methods[0].name;
     fillSelect($("backend"), o.backends, (b) => b, (b) => b);
     fillSelect($("skillset"), [""].concat(o.skillsets), (s) => s, (s) => s || "(the scene's)");
