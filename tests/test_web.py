@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,9 +28,9 @@ APPLE_GOAL = "(:goal (and (inhand apple0 human0)))"
 
 
 def make(tmp_path: Path, **kw) -> tuple[TestClient, ServeConfig]:
+    kw.setdefault("llm_cache", False)
     cfg = ServeConfig(scene_dirs=(SCENES,), upload_dir=tmp_path / "uploads",
-                      console_results=tmp_path / "console.sqlite", results=kw.pop("results", None),
-                      llm_cache=False, **kw)
+                      console_results=tmp_path / "console.sqlite", results=kw.pop("results", None), **kw)
     app = create_app(cfg)
     return TestClient(app, base_url=kw.get("base_url", "http://127.0.0.1")), cfg
 
@@ -126,7 +127,8 @@ def test_loopback_default_and_non_loopback_needs_token(tmp_path):
     assert len(resolve_token("auto")) >= 24 and resolve_token(None, {"GROUNDPLAN_SERVE_TOKEN": "x" * 10}) == "x" * 10
 
 
-def test_token_is_required_on_every_request(tmp_path):
+def test_token_is_required_on_every_request(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="groundplan.web")
     token = "s3cret-token-for-tests"
     client, _ = make(tmp_path, host="0.0.0.0", token=token)
     for path in ("/", "/api/options", "/static/app.js", "/api/scene?id=bundled:kitchen.yaml",
@@ -140,6 +142,7 @@ def test_token_is_required_on_every_request(tmp_path):
     r = client.get(f"/?token={token}", follow_redirects=False)
     assert r.status_code == 303 and "httponly" in r.headers["set-cookie"].lower()
     assert client.get("/api/options").status_code == 200  # the cookie jar now has it
+    assert "GET /?token=*** 303" in caplog.text and token not in caplog.text  # access lines are redacted
 
 
 def test_loopback_rejects_foreign_host_header(tmp_path):
@@ -260,13 +263,14 @@ class _FakeOpenAI(BaseHTTPRequestHandler):
         pass
 
 
-def test_api_key_is_used_but_never_stored_or_logged(tmp_path, caplog, capsys):
+def test_api_key_is_used_but_never_stored_or_logged(tmp_path, caplog, capsys, monkeypatch):
     key = "sk-test-" + "Zq9" * 12
+    monkeypatch.setenv("GROUNDPLAN_CACHE", str(tmp_path / "llm-cache"))  # the LLM disk cache is on, in tmp_path
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _FakeOpenAI)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     _FakeOpenAI.seen.clear()
     try:
-        client, cfg = make(tmp_path)
+        client, cfg = make(tmp_path, llm_cache=True)
         caplog.set_level(logging.DEBUG)
         out = run_episode(client, {"scene": "bundled:kitchen.yaml", "instruction": "bring me the apple",
                                    "method": "autogpt_p", "backend": "openai", "model": "fake-model",
@@ -274,6 +278,8 @@ def test_api_key_is_used_but_never_stored_or_logged(tmp_path, caplog, capsys):
     finally:
         srv.shutdown()
     assert _FakeOpenAI.seen and _FakeOpenAI.seen[0] == f"Bearer {key}"  # the key was used
+    assert list((tmp_path / "llm-cache").rglob("*")), "the exchange was cached"
+    assert "GROUNDPLAN_CONSOLE_KEY" not in os.environ
     assert out["events"][-1]["success"] is True
     assert out["request"]["api_key_given"] is True and key not in json.dumps(out)
     for f in tmp_path.rglob("*"):  # results file (+ WAL), uploads: nothing holds the key
