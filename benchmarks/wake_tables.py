@@ -79,7 +79,7 @@ def render(table: str, title: str, rows, run_id: str, cfg: dict) -> str:
     sep = "|---" * (len(tasks) + 2) + "|"
     if table == "iii":
         paper = PAPER_TABLE_III
-        lines += [head.replace(" total |", ""), sep[:-4] + "|"]
+        lines += [head.replace(" total |", ""), "|---" * (len(tasks) + 1) + "|"]
         ours = []
         for t in tasks:
             ev = _result_event(by[(t, 0)])
@@ -87,7 +87,10 @@ def render(table: str, title: str, rows, run_id: str, cfg: dict) -> str:
         lines.append("| ours (embedded) | " + " | ".join(ours) + " |")
         lines.append("| paper (GPT-3.5) | " + " | ".join(str(paper[int(t[1:])]) for t in tasks) + " |")
         solved = sum(1 for t in tasks if by[(t, 0)].success)
-        lines += ["", f"solved within {cfg['max_feedback']} rounds: {solved}/{len(tasks)} (paper: 14/14)", ""]
+        lines += ["", f"solved within {cfg['max_feedback']} rounds: {solved}/{len(tasks)} scenarios run "
+                      f"(paper: 14/14)", ""]
+        calls = [r.llm_calls for r in rows]
+        lines += [f"LLM calls per scenario: {', '.join(map(str, calls))} (first answer + feedback rounds)", ""]
         lines.append("Feedback given (kind per round):")
         for t in tasks:
             kinds = [e.get("kind") for e in by[(t, 0)].trace if e.get("type") == "feedback"]
