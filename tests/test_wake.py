@@ -627,6 +627,28 @@ def test_original_prompts_load():
 
 
 @needs_wake_data
+def test_fidelity_run_with_the_original_prompt_files():
+    """``prompts: original``: the conversation is the original repository's files (system,
+    five turns, its query with the environment and instruction filled in); a recorded GPT-3.5
+    answer to scenario 5 (Table II trial 1) passes; the one to scenario 1 fails as in the paper."""
+    from groundplan.bench.datasets import load_tasks
+    from groundplan.methods.wake_prompts.replay import recorded_files
+
+    tasks = {t.id: t for t in load_tasks("wake-vh")}
+    ps = load_prompts("virtualhome", "original")
+    for sid, expect in (("s05", True), ("s01", False)):
+        text = recorded_files("task_planning", int(sid[1:]))[0].read_text()
+        llm = ScriptedLLM([text])
+        ep = get_method("wake_prompts").run(tasks[sid], RunContext(llm=llm, config={"prompts": "original",
+                                                                                    "constrained": False}))
+        assert ep.success is expect, (sid, ep.error)
+        assert ep.metrics["prompts"] == "original:virtualhome"
+        msgs = llm.requests[0].messages
+        assert [m.content for m in msgs[:-1]] == [m.content for m in ps.fixed_messages()]
+        assert tasks[sid].instruction in msgs[-1].content and "[ENVIRONMENT]" not in msgs[-1].content
+
+
+@needs_wake_data
 def test_recorded_gpt35_outputs_judged():
     """The paper's Table III and the first trial of Table II, from the recorded answers."""
     from groundplan.bench.datasets import load_tasks
