@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 STEPS = 300
 OBJECTS = 200
+GAP = 0.01  # seconds between the events of the replayed live stream
 
 
 def make_scene(folder: Path) -> Path:
@@ -70,7 +71,7 @@ def long_plan(pt) -> list[str]:
     return plan[:STEPS]
 
 
-def store_episode(scene_file: Path, scene_dir: Path, db: Path) -> int:
+def store_episode(scene_file: Path, scene_dir: Path, db: Path) -> tuple[int, list]:
     from groundplan.bench.runner import episode_row
     from groundplan.bench.store import ResultStore, RunRecord
     from groundplan.bench.task import Task
@@ -94,7 +95,37 @@ def store_episode(scene_file: Path, scene_dir: Path, db: Path) -> int:
     with ResultStore(db) as st:
         record = st.ensure_run(RunRecord("load@300-steps", "oracle", "console", "console", "none", "", "", {}))
         st.write_episode(episode_row(record, task, ep))
-    return steps
+    return steps, list(rec.events)
+
+
+def feed_live(runner, scene_file: Path, events: list, gap: float):
+    """A console job whose events arrive one by one through the live stream (SSE), as a
+    method's would: the stored 300-step trace replayed at ``gap`` seconds per event."""
+    import threading
+
+    from groundplan.sim.pipeline import build
+    from groundplan.web.jobs import EpisodeRequest, Job
+    from groundplan.web.view import scene_view
+
+    job = Job(EpisodeRequest(scene=f"bundled:{scene_file.name}", instruction="move things around (replayed)",
+                             method="oracle", backend="none"))
+    runner.jobs[job.id] = job
+    view = scene_view(build(scene_file))
+
+    def run():
+        t0 = time.perf_counter()
+        job.state = "running"
+        job.add({"type": "start", "request": job.public, "instruction": "move things around (replayed)",
+                 "gold_goal": None, "scene": view})
+        for ev in events:
+            time.sleep(gap)
+            job.add(ev)
+        job.add({"type": "end", "status": "failure", "success": False, "judged_by": "replayed", "plan": []})
+        job.state = "done"
+        feed_seconds[0] = time.perf_counter() - t0
+
+    feed_seconds = [0.0]
+    return job, threading.Thread(target=run, daemon=True), feed_seconds
 
 
 def measure(repeat: int) -> dict:
@@ -109,13 +140,16 @@ def measure(repeat: int) -> dict:
     scene_file = make_scene(scene_dir)
     shutil.copy(ROOT / "examples" / "scenes" / "kitchen.yaml", scene_dir / "kitchen.yaml")
     db = tmp / "console.sqlite"
-    n_steps = store_episode(scene_file, scene_dir, db)
+    n_steps, events = store_episode(scene_file, scene_dir, db)
+    fed = len(events)
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,1000"):
         opts.add_argument(a)
     os.environ.setdefault("SE_OFFLINE", "true")
     res: dict = {"scene": [], "trace": [], "longtask": [], "redraw": [], "click": [], "live": [], "events": None,
+                 "stream": [], "stream_longtask": [], "stream_click": [], "stream_events": None, "fed": fed,
+                 "lag": [], "input": [], "stream_input": [], "stream_lag": [], "stream_arrival": [], "feed": [],
                  "steps": n_steps, "objects": None}
     console = Console(tmp, scene_dirs=(scene_dir,), console_results=db, llm_cache=False)
     with console:
@@ -139,7 +173,8 @@ def measure(repeat: int) -> dict:
                          what="run listed")
                 d.find_element(By.CSS_SELECTOR, "#runs tr[data-run='load@300-steps'] td:nth-child(2)").click()
                 wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#episodes button"), what="episodes")
-                d.execute_script("window.gpMetrics.longTasks = []; window.gpMetrics.maxRenderMs = 0;")
+                d.execute_script("window.gpMetrics.longTasks = []; window.gpMetrics.maxRenderMs = 0; "
+                                 "window.gpMetrics.maxLagMs = 0;")
                 d.find_element(By.CSS_SELECTOR, "#episodes button").click()
                 wait_for(d, lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded") == "1",
                          timeout=120, what="trace loaded")
@@ -148,13 +183,39 @@ def measure(repeat: int) -> dict:
                 res["longtask"].append(max(m["longTasks"] or [0]) / 1000)
                 res["redraw"].append(m["maxRenderMs"] / 1000)
                 res["events"] = m["traceEvents"]
+                res["lag"].append(m["maxLagMs"] / 1000)
                 # 3. a click right after: the page answers
                 t0 = time.perf_counter()
                 d.find_element(By.ID, "tab-results").click()
                 wait_for(d, lambda: d.find_element(By.ID, "pane-results").is_displayed(), what="tab switch")
                 res["click"].append(time.perf_counter() - t0)
+                res["input"].append(d.execute_script("return window.gpMetrics.inputDelayMs;") / 1000)
                 d.execute_script("document.body.dataset.loaded = '';")
-                # 4. a live episode on the 200-object scene
+                # 4. the 300-step trace arriving live through the event stream, a click in the middle
+                runner = console.server.config.app.state.runner
+                job, feeder, feed_seconds = feed_live(runner, scene_file, events, GAP)
+                d.find_element(By.ID, "tab-run").click()
+                d.execute_script("window.gpMetrics.longTasks = []; window.gpMetrics.maxLagMs = 0; resetLive('live'); "
+                                 "follow(arguments[0]);", job.id)
+                t0 = time.perf_counter()
+                feeder.start()
+                time.sleep(len(events) * GAP / 2)
+                t1 = time.perf_counter()
+                d.find_element(By.ID, "tab-results").click()
+                wait_for(d, lambda: d.find_element(By.ID, "pane-results").is_displayed(), what="tab switch")
+                res["stream_click"].append(time.perf_counter() - t1)
+                res["stream_input"].append(d.execute_script("return window.gpMetrics.inputDelayMs;") / 1000)
+                d.find_element(By.ID, "tab-run").click()
+                wait_for(d, lambda: d.find_element(By.ID, "status").text == "failure", timeout=120,
+                         what="the replayed stream to end")
+                res["stream"].append(time.perf_counter() - t0)
+                m = d.execute_script("return window.gpMetrics;")
+                res["stream_longtask"].append(max(m["longTasks"] or [0]) / 1000)
+                res["stream_events"] = m["traceEvents"]
+                res["stream_lag"].append(m["maxLagMs"] / 1000)
+                res["stream_arrival"].append((m["lastEventAt"] - m["firstEventAt"]) / 1000)
+                res["feed"].append(feed_seconds[0])
+                # 5. a live episode on the 200-object scene
                 d.find_element(By.ID, "tab-run").click()
                 pick(d, "scene", "bundled:household200.yaml")
                 pick(d, "method", "autogpt_p")
@@ -213,10 +274,22 @@ def main() -> None:
         f"| open the stored {r['steps']}-step episode until every event is rendered and every step replayed on the "
         f"scene | {cell(r['trace'])} | {r['events']} trace events |",
         f"| longest main-thread task during that load | {cell(r['longtask'])} | long tasks > 50 ms only; 0 = none |",
+        f"| largest lag of a 50 ms heartbeat timer during that load | {cell(r['lag'])} | how long the page could not "
+        "answer at worst |",
         f"| slowest single scene redraw | {cell(r['redraw'])} | redraws are batched, one per animation frame |",
-        f"| a click right after the load until the Results tab shows | {cell(r['click'])} | the page answers |",
-        f"| live scripted autogpt_p episode on the 200-object scene (the live stream renders events with the same "
-        f"code as the stored view), click to {r.get('live_status')} shown | "
+        f"| a click right after the load until the Results tab shows | {cell(r['click'])} | through Selenium; the "
+        f"page's own input delay: {cell(r['input'])} |",
+        f"| the same {r['steps']}-step trace arriving live over the event stream (one event per {GAP * 1000:.0f} ms, "
+        f"the stored trace replayed into a console job), from the first event to the end shown | "
+        f"{cell(r['stream'])} | {r['stream_events']} events rendered; the feed alone takes "
+        f"{r['fed'] * GAP:.1f} s or more (sleeps) |",
+        f"| ... of which the server-side feed (Python thread, 10 ms sleeps on the loaded machine) | {cell(r['feed'])} | "
+        f"events arrived in the page over {cell(r['stream_arrival'])} |",
+        f"| longest main-thread task while streaming | {cell(r['stream_longtask'])} | |",
+        f"| largest heartbeat lag while streaming | {cell(r['stream_lag'])} | |",
+        f"| a click in the middle of the stream until the Results tab shows | {cell(r['stream_click'])} | through "
+        f"Selenium; the page's own input delay: {cell(r['stream_input'])} |",
+        f"| live scripted autogpt_p episode on the 200-object scene, click to {r.get('live_status')} shown | "
         f"{cell(r['live'])} | {r.get('live_steps')} plan steps; includes Fast Downward |",
         "",
         f"Reproduce: `{cmd}` (needs chromium and chromedriver: `make browser-deps`). Total {time.time() - t0:.0f} s.",

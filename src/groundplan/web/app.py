@@ -65,6 +65,9 @@ def create_app(config: ServeConfig) -> FastAPI:
     runner = JobRunner(config, catalog)
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI):
+        from groundplan.methods.base import available_methods
+
+        await asyncio.to_thread(available_methods)  # import the method modules once, before the first page
         yield
         runner.close()
 

@@ -6,6 +6,16 @@ const $ = (id) => document.getElementById(id);
 const SVGNS = "http://www.w3.org/2000/svg";
 const metrics = { traceEvents: 0, renders: 0, lastRenderMs: 0, maxRenderMs: 0, loadMs: null, longTasks: [] };
 window.gpMetrics = metrics;
+// main-thread responsiveness: how late a 50 ms heartbeat fires (a frozen page shows large lags)
+metrics.maxLagMs = 0; metrics.inputDelayMs = null; metrics.firstEventAt = null; metrics.lastEventAt = null;
+{
+  let expected = performance.now() + 50;
+  setInterval(() => {
+    const now = performance.now();
+    metrics.maxLagMs = Math.max(metrics.maxLagMs, now - expected);
+    expected = now + 50;
+  }, 50);
+}
 try {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) metrics.longTasks.push(Math.round(e.duration));
@@ -79,10 +89,14 @@ class SceneModel {
 
 let scene = null;       // SceneModel of the scene on show
 let drawPending = false;
+let lastDraw = -1e9;
+// a redraw at most every 150 ms (or 4x the last draw's time): a fast stream of steps on a
+// large scene must not keep the main thread drawing
 function requestDraw() {
   if (drawPending) return;
   drawPending = true;
-  requestAnimationFrame(() => { drawPending = false; drawScene(); });
+  const wait = Math.max(0, lastDraw + Math.max(150, 4 * metrics.lastRenderMs) - performance.now());
+  setTimeout(() => requestAnimationFrame(() => { drawPending = false; drawScene(); lastDraw = performance.now(); }), wait);
 }
 
 function drawScene() {
@@ -159,7 +173,7 @@ function drawScene() {
   $("scene-title").textContent = `${scene.view.name}: ${scene.view.objects.length} objects, ` +
     `${scene.locations.length} locations, ${scene.view.agents.length} agents` + (scene.view.hidden.length ? `, ${scene.view.hidden.length} hidden` : "");
   const ms = performance.now() - t0;
-  metrics.renders++; metrics.lastRenderMs = ms; metrics.maxRenderMs = Math.max(metrics.maxRenderMs, ms);
+  metrics.renders++; metrics.lastRenderMs = ms; metrics.drawMs = (metrics.drawMs || 0) + ms; metrics.maxRenderMs = Math.max(metrics.maxRenderMs, ms);
 }
 
 // ------------------------------------------------------------------ trace rendering
@@ -177,11 +191,15 @@ function resetLive(title) {
   setStatus("running", "running");
   totals = { calls: 0, prompt: 0, completion: 0, seconds: 0 };
   metrics.traceEvents = 0;
+  metrics.firstEventAt = null;
   queue.length = 0;
 }
 function setStatus(cls, text) { const s = $("status"); s.className = `pill ${cls}`; s.textContent = text; }
 
 function pushEvent(ev) {
+  const now = performance.now();
+  if (metrics.firstEventAt === null) metrics.firstEventAt = now;
+  metrics.lastEventAt = now;
   queue.push(ev);
   if (!flushPending) { flushPending = true; requestAnimationFrame(flush); }
 }
@@ -190,8 +208,17 @@ function flush() {
   const t0 = performance.now();
   const frag = document.createDocumentFragment();
   let n = 0;
-  while (queue.length && performance.now() - t0 < 12) { const node = renderEvent(queue.shift()); if (node) frag.append(node); n++; }
+  while (queue.length && performance.now() - t0 < 12) {
+    const e0 = performance.now(), ev = queue.shift();
+    const node = renderEvent(ev);
+    if (node) frag.append(node);
+    n++;
+    const ms = performance.now() - e0;
+    if (!metrics.slowestEvent || ms > metrics.slowestEvent.ms) metrics.slowestEvent = { type: ev.type, ms };
+  }
+  const a0 = performance.now();
   $("trace").append(frag);
+  metrics.maxAppendMs = Math.max(metrics.maxAppendMs || 0, performance.now() - a0);
   metrics.traceEvents += n;
   $("trace-count").textContent = `${metrics.traceEvents} events`;
   if ($("follow").checked) $("trace").scrollTop = $("trace").scrollHeight;
@@ -505,7 +532,10 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("dataset").addEventListener("change", datasetChanged);
   $("dataset-task").addEventListener("change", loadScene);
   $("upload").addEventListener("change", uploadScene);
-  for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", (e) => {
+    metrics.inputDelayMs = performance.now() - e.timeStamp;  // how long the click waited for the page
+    showTab(b.dataset.tab);
+  });
   $("refresh-runs").addEventListener("click", refreshRuns);
   $("db").addEventListener("change", refreshRuns);
   $("make-report").addEventListener("click", makeReport);
