@@ -296,8 +296,8 @@ def main() -> None:
         f"Reading: the page never stopped answering for more than {max(r['lag'] + r['stream_lag']):.2f} s "
         f"(heartbeat lag, worst of all runs) with a load average around {load_before[0]:.0f} on {os.cpu_count()} "
         "cores; the page's JavaScript is a small part of that (each event renders in milliseconds, the scene "
-        "draw in tens of milliseconds); the rest is the browser's style / layout / paint work on a CPU shared "
-        "with ~20 runnable processes.",
+        "draw in tens of milliseconds); the rest is the browser's own style / layout / paint work and waiting "
+        "for a CPU shared with ~20 runnable processes (the two are not separated here).",
         "",
         f"Reproduce: `{cmd}` (needs chromium and chromedriver: `make browser-deps`). Total {time.time() - t0:.0f} s.",
         "",

@@ -146,7 +146,15 @@ def test_bring_me_the_apple_scripted(driver, tmp_path):
     from selenium.webdriver.common.by import By
 
     with Console(tmp_path) as console:
-        run_bring_apple(driver, console, method="autogpt_p", backend="scripted", script=APPLE_GOAL)
+        # the first answer names an object the scene lacks: the check rejects it, the feedback
+        # goes back to the model, the second answer is planned and executed
+        run_bring_apple(driver, console, method="autogpt_p", backend="scripted",
+                        script="(:goal (and (inhand apple9 human0)))\n" + APPLE_GOAL)
+        bad = driver.find_elements(By.CSS_SELECTOR, "#trace .ev.goal.bad")
+        assert len(bad) == 1 and "unknown object 'apple9'" in bad[0].text
+        fb = driver.find_elements(By.CSS_SELECTOR, "#trace .ev[data-type='feedback']")
+        assert fb and "apple9" in fb[0].text
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#trace .ev[data-type='llm_call']")) == 2
         # the episode is in the console's results file: browse it, report on it, open its trace
         driver.find_element(By.ID, "tab-results").click()
         pick(driver, "db", "console")

@@ -298,6 +298,11 @@ function renderEvent(ev) {
       if (scene && ok) { scene.apply(ev); requestDraw(); }
       break;
     }
+    case "feedback":
+      head.append(ev.round === undefined ? "" : `round ${ev.round}: `);
+      box.classList.add("bad");
+      box.append(pre(ev.message || ev.text || Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
+      break;
     case "tool_call":
       head.append(`${ev.tool || ev.name || ""} ${ev.argument || ev.args || ""}`);
       box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
