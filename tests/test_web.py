@@ -319,3 +319,14 @@ def test_dataset_task_scene_and_episode(tmp_path):
     assert end["judged_by"] == "gold goal" and end["success"] is True, end
     assert out["events"][0]["instruction"] == t["instruction"] and out["events"][0]["gold_goal"] == t["goal"]
     assert client.get("/api/scene", params={"id": "dataset:autogptp-saycan/no-such-task"}).status_code == 403
+
+
+def test_serve_command_refuses_non_loopback_without_token():
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "GROUNDPLAN_SERVE_TOKEN"}
+    r = subprocess.run([sys.executable, "-m", "groundplan.cli.main", "serve", "--host", "0.0.0.0", "--port", "1"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 2
+    assert "binding to 0.0.0.0 (not loopback) needs a token" in r.stderr and "Traceback" not in r.stderr
