@@ -131,6 +131,17 @@ def _explain(exc: sqlite3.Error) -> str:
     return msg
 
 
+def _explain_os(exc: OSError) -> str:
+    import errno
+
+    what = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"disk full: {what} (free some space; finished episodes are saved, re-run to resume)"
+    if exc.errno == errno.EROFS:
+        return f"{what} (the file system is read-only)"
+    return f"{what} (finished episodes are saved, re-run to resume)"
+
+
 class ResultStore:
     """``with ResultStore(path) as store: ...``. Single writer (the runner's main process)."""
 
@@ -176,6 +187,8 @@ class ResultStore:
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: {_explain(exc)}") from None
+        except OSError as exc:  # the disk itself (ENOSPC, EIO, EROFS) rather than SQLite's report of it
+            raise StoreError(f"{self.path}: {_explain_os(exc)}") from None
 
     def _read(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
         try:
