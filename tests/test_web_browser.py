@@ -197,3 +197,55 @@ def test_bring_me_the_apple_embedded_model(driver, tmp_path):
     with Console(tmp_path, n_threads=2) as console:
         run_bring_apple(driver, console, method="goalsearch", backend="embedded", timeout=300,
                         shot="console_bring_apple_embedded.png", llm_call=False)
+
+
+BRAINBODY_ANSWERS = [  # the Brain forgets to open the fridge; the simulator's error goes back to it
+    "0: find chicken\n1: grab chicken\n2: wait a bit\n3: find fridge\n4: put chicken in fridge\n5: Done.",
+    "<char0> [find] <chicken>", "<char0> [grab] <chicken>", "<pass>", "<char0> [find] <fridge>",
+    "<char0> [putin] <chicken> <fridge>",
+    "The fridge is closed.\nNew Plan:\n4: open fridge\n5: put chicken in fridge\n6: close fridge\n7: Done",
+    "<char0> [open] <fridge>", "<char0> [putin] <chicken> <fridge>", "<char0> [close] <fridge>"]
+
+
+def test_dataset_task_failure_feedback_and_replan(driver, tmp_path):
+    """A ProgPrompt task (VirtualHome graph, drawn by room) with BrainBody-LLM: a step fails,
+    the failure message is shown, the replanned steps run and the gold goal holds."""
+    import json
+
+    from conftest import shared_data
+    from selenium.webdriver.common.by import By
+
+    if shared_data() is None:
+        pytest.skip("../shared/data not present")
+    with Console(tmp_path) as console:
+        driver.get(console.url)
+        wait_for(driver, lambda: driver.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1",
+                 what="page ready")
+        pick(driver, "dataset", "progprompt-env1")
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#dataset-task option[value='env1:6']"),
+                 what="the dataset's tasks")
+        pick(driver, "dataset-task", "env1:6")
+        wait_for(driver, lambda: driver.find_element(By.ID, "instruction").get_attribute("value")
+                 == "put chicken in the fridge", what="the task's instruction")
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#scene-svg g.loc[data-name^='kitchen'] "
+                                                                         "g.obj[data-name^='chicken']"),
+                 what="the VirtualHome scene drawn by room")
+        pick(driver, "method", "brainbody")
+        pick(driver, "backend", "scripted")
+        driver.execute_script("document.getElementById('script').value = arguments[0];", json.dumps(BRAINBODY_ANSWERS))
+        driver.find_element(By.ID, "run").click()
+        wait_for(driver, lambda: driver.find_element(By.ID, "status").text in ("success", "failure", "error"),
+                 timeout=120, what="the episode to end")
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "console_brainbody_replan.png"))
+        assert driver.find_element(By.ID, "status").text == "success", driver.find_element(By.ID, "trace").text[-500:]
+        failed = driver.find_elements(By.CSS_SELECTOR, "#trace .ev.step.fail")
+        assert len(failed) == 1 and "is not open" in failed[0].text
+        types = [e.get_attribute("data-type") for e in driver.find_elements(By.CSS_SELECTOR, "#trace .ev")]
+        assert "feedback" in types and "replan" in types and types.index("feedback") < types.index("replan")
+        assert "gold goal" in driver.find_element(By.CSS_SELECTOR, "#trace .ev.end").text
+        assert "<char0> [open] <fridge> (225)" in driver.find_element(By.ID, "trace").text
+        # BrainBody's VirtualHome steps record the command and its verdict, not the changed facts: the
+        # drawing shows the task's initial graph (the PDDL executor's steps, above, update it)
+        plan = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#plan li")]
+        assert plan[4:] == ["open fridge", "put chicken in fridge", "close fridge"], plan

@@ -135,11 +135,18 @@ class SceneCatalog:
             if task is None:
                 raise AccessError(f"dataset {name} has no task '{task_id}'")
             p = Path(task.scene_file)
-            roots = [self._data_root()]
+            roots = [self._data_root(), *self._generated_roots()]
             if not any(_inside(p, r) for r in roots if r is not None):
                 raise AccessError(f"task {task_id}: its scene lies outside the data directory")
             return SceneRef(scene_id, p, task.skillset, task)
         raise AccessError(f"'{scene_id}': a scene is bundled:NAME, upload:ID or dataset:NAME/TASK")
+
+    @staticmethod
+    def _generated_roots() -> list[Path]:
+        """Where dataset loaders write the scenes they derive (VirtualHome graphs of ProgPrompt tasks)."""
+        from groundplan.bench.datasets.progprompt import cache_dir
+
+        return [cache_dir()]
 
     def _data_root(self) -> Optional[Path]:
         if self.data_dir is not None:

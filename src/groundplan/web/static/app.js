@@ -57,7 +57,10 @@ class SceneModel {
     this.facts = new Set(view.facts);
     this.changed = new Set();
     this.agents = new Set(view.agents.map((a) => a.name));
-    this.locations = view.locations.slice();
+    // boxes: the scene's locations; a scene without them (a VirtualHome graph) is drawn by room
+    this.locations = view.locations.length ? view.locations.slice()
+      : view.facts.filter((f) => f.startsWith("(room ")).map((f) => f.slice(6, -1)).sort();
+    this.boxes = new Set(this.locations);
   }
   apply(step) {
     this.changed = new Set();
@@ -78,7 +81,9 @@ class SceneModel {
           // (inhand obj agent) / (holds_rh agent obj)
           const [o, a] = this.agents.has(p[2]) ? [p[1], p[2]] : [p[2], p[1]];
           parent.set(o, a);
-        } else if (!parent.has(p[1])) parent.set(p[1], p[2]);
+        } else if (!parent.has(p[1]) || (this.boxes.has(parent.get(p[1])) && !this.boxes.has(p[2]))) {
+          parent.set(p[1], p[2]);  // the innermost holder wins over the room
+        }
         continue;
       }
       if (p.length === 2) { if (!states.has(p[1])) states.set(p[1], []); states.get(p[1]).push(pred); }
@@ -161,9 +166,12 @@ function drawScene() {
       const cls = "obj" + (scene.changed.has(r.name) ? " changed" : "");
       const og = svg("g", { class: cls, "data-name": r.name, transform: `translate(${6 + r.depth * 14},${yy})` });
       const s = states.get(r.name);
-      const text = r.name + (s ? ` [${s.join(", ")}]` : "");
+      let text = r.name + (s ? ` [${s.join(", ")}]` : "");
+      const room = Math.floor((W - 16 - r.depth * 14) / 6.7);  // characters that fit the box
+      if (text.length > room) text = text.slice(0, room - 1) + "…";
       og.append(svg("rect", { width: W - 12 - r.depth * 14, height: LINE - 2, rx: 3 }));
       og.append(svg("text", { x: 4, y: 11 }, text));
+      if (s) og.append(svg("title", {}, `${r.name}: ${s.join(", ")}`));
       g.append(og);
       yy += LINE;
     }
@@ -281,7 +289,10 @@ function renderEvent(ev) {
       head.append(`${ev.status || ""} ${steps.length} steps${ev.cost !== undefined && ev.cost !== null ? `, cost ${ev.cost}` : ""}${ev.seconds ? `, ${ev.seconds} s` : ""}`);
       if (ev.error) box.append(el("div", { class: "error", text: ev.error }));
       if (steps.length) {
-        const ol = $("plan"); ol.replaceChildren();
+        const ol = $("plan");
+        // a replan from step k keeps steps 0..k-1 (already run) and replaces the rest
+        const keep = type === "replan" && Number.isInteger(ev.from_step) ? ev.from_step : 0;
+        while (ol.children.length > keep) ol.lastChild.remove();
         for (const s of steps) ol.append(el("li", { text: typeof s === "string" ? s : JSON.stringify(s) }));
         box.append(pre(steps.map((s) => (typeof s === "string" ? s : JSON.stringify(s))).join("\n"), 6000));
       }
@@ -291,7 +302,7 @@ function renderEvent(ev) {
     case "step": {
       const ok = ev.ok !== false;
       box.classList.add(ok ? "ok" : "fail");
-      head.append(`${(ev.index ?? 0) + 1}. ${ev.action || ""} ${ok ? "" : "FAILED"}`);
+      head.append(`${(ev.index ?? 0) + 1}. ${ev.action || ev.command || ""}${ev.nl ? ` ("${ev.nl}")` : ""} ${ok ? "" : "FAILED"}`);
       if (ok) box.append(facts(ev.added, ev.deleted)); else box.append(el("div", { class: "error", text: ev.reason || "" }));
       const li = $("plan").children[ev.index ?? -1];
       if (li) li.className = ok ? "ok" : "failed";
@@ -337,7 +348,12 @@ async function runEpisode(evt) {
     check_goal: $("check-goal").value || null,
   };
   if (backend === "openai") { body.base_url = $("base-url").value; body.api_key = $("api-key").value || null; }
-  if (backend === "scripted") body.script = $("script").value.split("\n").filter((l) => l.trim());
+  if (backend === "scripted") {
+    const text = $("script").value.trim();
+    try {
+      body.script = text.startsWith("[") ? JSON.parse(text) : text.split("\n").filter((l) => l.trim());
+    } catch (e) { showError(`the answers are not a JSON list: ${e.message}`); return; }
+  }
   resetLive("starting");
   try {
     const { id } = await postJSON("/api/episodes", body);
