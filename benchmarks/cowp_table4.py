@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from pathlib import Path
 from typing import Any, Optional
 
@@ -43,7 +44,7 @@ def trial_record(row) -> dict[str, Any]:
     return {"task": row.task_id, "seed": row.seed, "subset": row.subset, "success": bool(row.success),
             "met": bool(row.metrics.get("situation_met")), "solvable": res.get("solvable"),
             "situation": res.get("situation"), "calls": len(calls), "replayed": replay - approx, "approx": approx,
-            "status": row.status}
+            "status": row.status, "seconds": float(row.wall_time)}
 
 
 def load(db: Path) -> dict[str, dict[str, Any]]:
@@ -69,7 +70,9 @@ def stats(trials: list[dict[str, Any]]) -> dict[str, Any]:
             "handling": 100.0 * handled / len(met) if met else None, "handled": handled,
             "solvable": len(solv), "handled_of_solvable": sum(t["success"] for t in solv),
             "covered": sum(1 for t in met if t["calls"] and t["replayed"] + t["approx"] == t["calls"]),
-            "covered_exact": sum(1 for t in met if t["calls"] and t["replayed"] == t["calls"])}
+            "covered_exact": sum(1 for t in met if t["calls"] and t["replayed"] == t["calls"]),
+            "median_seconds": statistics.median(t["seconds"] for t in trials) if trials else None,
+            "per_task": sorted({sum(1 for x in trials if x["subset"] == k) for k in {t["subset"] for t in trials}})}
 
 
 def pick(runs: dict[str, dict[str, Any]], method: str, backend: Optional[str]) -> Optional[str]:
@@ -81,15 +84,16 @@ def fmt(v: Optional[float]) -> str:
     return "-" if v is None else f"{v:.1f}"
 
 
-def build(runs: dict[str, dict[str, Any]], backend: str, common: bool) -> tuple[str, dict[str, Any]]:
+def build(runs: dict[str, dict[str, Any]], backend: str, common: bool,
+          only: Optional[set[str]] = None) -> tuple[str, dict[str, Any]]:
     chosen: dict[str, str] = {}
     for m, _ in COLUMNS:
         rid = pick(runs, m, backend if m not in ("cowp_ek", "cowp_cw") else "none")
-        if rid:
+        if rid and (only is None or m in only):
             chosen[m] = rid
     for m, _ in EXTRA:
         rid = pick(runs, m, None)
-        if rid:
+        if rid and (only is None or m in only):
             chosen[m] = rid
     trials = {m: runs[rid]["trials"] for m, rid in chosen.items()}
     if common and trials:
@@ -97,7 +101,7 @@ def build(runs: dict[str, dict[str, Any]], backend: str, common: bool) -> tuple[
         trials = {m: [t for t in ts if (t["task"], t["seed"]) in keys] for m, ts in trials.items()}
     numbers = {m: stats(ts) for m, ts in trials.items()}
     per_task = {m: {k: stats([t for t in ts if t["subset"] == k]) for k, _ in TASKS} for m, ts in trials.items()}
-    lines = [f"## COWP Table 4 (groundplan: LLM methods on `{backend}`; CW and EK need no LLM)", ""]
+    lines = [f"## COWP Table 4 (groundplan; LLM methods on `{backend}`, CW, EK, GPT-3 replay and oracle need no LLM)", ""]
     cols = [(m, label) for m, label in COLUMNS + EXTRA if m in numbers]
     lines.append("| | " + " | ".join(label for _, label in cols) + " |")
     lines.append("|---|" + "---|" * len(cols))
@@ -110,6 +114,10 @@ def build(runs: dict[str, dict[str, Any]], backend: str, common: bool) -> tuple[
         f"{numbers[m]['n']} / {numbers[m]['met']} / {numbers[m]['solvable']}" for m, _ in cols) + " |")
     lines.append("| handled of the solvable | " + " | ".join(
         f"{numbers[m]['handled_of_solvable']} / {numbers[m]['solvable']}" for m, _ in cols) + " |")
+    lines.append("| trials per task | " + " | ".join(
+        "/".join(str(x) for x in numbers[m]["per_task"]) for m, _ in cols) + " |")
+    lines.append("| median wall seconds per trial (shared machine, see load) | " + " | ".join(
+        fmt(numbers[m]["median_seconds"]) for m, _ in cols) + " |")
     lines.append("")
     lines.append("Run ids: " + ", ".join(f"{label}: `{chosen[m]}`" for m, label in cols))
     if "cowp_gpt3" in numbers:
@@ -140,11 +148,13 @@ def main() -> None:
     ap.add_argument("--db", type=Path, default=Path("results/cowp.sqlite"))
     ap.add_argument("--backend", default="embedded", help="backend of the LLM methods' runs (embedded, openai, ...)")
     ap.add_argument("--common", action="store_true", help="count only trials every run has")
+    ap.add_argument("--only", help="comma-separated methods to show (default: every cowp run in DB)")
     ap.add_argument("--md", type=Path, help="write the markdown here")
     ap.add_argument("--json", type=Path, help="write the numbers here")
     a = ap.parse_args()
     runs = load(a.db)
-    md, numbers = build(runs, a.backend, a.common)
+    only = {m.strip() for m in a.only.split(",") if m.strip()} if a.only else None
+    md, numbers = build(runs, a.backend, a.common, only)
     print(md)
     if a.md:
         a.md.write_text(md, encoding="utf-8")

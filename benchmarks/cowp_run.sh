@@ -1,0 +1,13 @@
+#!/bin/bash
+# The first K seeded trials of each of COWP's six tasks for one method (resumable: a larger K
+# later runs only the trials not yet in DB). This is how benchmarks/results/cowp/ was made:
+#
+#   benchmarks/cowp_run.sh K METHOD [LLM] [DB]      e.g. benchmarks/cowp_run.sh 25 cowp_im embedded
+#
+# K=150 is the whole data set (900 trials), the same as
+#   groundplan bench run cowp --method METHOD --llm LLM --db DB
+set -euo pipefail
+K=${1:?K trials per task}; M=${2:?method}; LLM=${3:-none}; DB=${4:-results/cowp_v2.sqlite}
+ids=()
+for t in 1 4 6 9 10 11; do for ((k = 0; k < K; k++)); do ids+=(--task "$(printf 'task%d:%03d' "$t" "$k")"); done; done
+exec nice -n 10 .venv/bin/groundplan bench run cowp --method "$M" --llm "$LLM" --db "$DB" --no-progress "${ids[@]}"
