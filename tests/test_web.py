@@ -319,6 +319,10 @@ def test_dataset_task_scene_and_episode(tmp_path):
     assert end["judged_by"] == "gold goal" and end["success"] is True, end
     assert out["events"][0]["instruction"] == t["instruction"] and out["events"][0]["gold_goal"] == t["goal"]
     assert client.get("/api/scene", params={"id": "dataset:autogptp-saycan/no-such-task"}).status_code == 403
+    # a scene the dataset loader generates (a ProgPrompt task's VirtualHome graph, in groundplan's cache)
+    vh = client.get("/api/scene", params={"id": "dataset:progprompt-env1/env1:6"})
+    assert vh.status_code == 200 and vh.json()["task"]["instruction"] == "put chicken in the fridge"
+    assert any(f.startswith("(room kitchen") for f in vh.json()["facts"])
 
 
 def test_serve_command_refuses_non_loopback_without_token():
