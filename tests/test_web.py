@@ -145,6 +145,21 @@ def test_token_is_required_on_every_request(tmp_path, caplog):
     assert "GET /?token=*** 303" in caplog.text and token not in caplog.text  # access lines are redacted
 
 
+def test_cross_site_posts_are_refused(tmp_path):
+    client, _ = make(tmp_path)
+    body = json.dumps({"scene": "bundled:kitchen.yaml", "instruction": "x", "method": "oracle"})
+    # what a form on another site can send without a preflight: text/plain, or JSON with a foreign Origin
+    r = client.post("/api/episodes", content=body, headers={"Content-Type": "text/plain"})
+    assert r.status_code == 403
+    r = client.post("/api/scenes/upload", content=json.dumps({"filename": "a.yaml", "text": "name: a"}),
+                    headers={"Content-Type": "application/json", "Origin": "http://evil.example"})
+    assert r.status_code == 403
+    r = client.post("/api/scenes/upload", json={"filename": "a.yaml", "text": "name: a\nobjects: [apple0]\n"},
+                    headers={"Origin": "http://127.0.0.1"})
+    assert r.status_code in (200, 400) and "cross-origin" not in r.text
+    assert client.app.state.runner.jobs == {}
+
+
 def test_loopback_rejects_foreign_host_header(tmp_path):
     client, _ = make(tmp_path)
     assert client.get("/api/options").status_code == 200

@@ -92,6 +92,10 @@ def create_app(config: ServeConfig) -> FastAPI:
             resp = _error(401, "token required: open the URL groundplan serve printed (…/?token=…)")
         elif int(request.headers.get("content-length") or 0) > MAX_BODY:
             resp = _error(413, f"request larger than {MAX_BODY} bytes")
+        elif request.method not in ("GET", "HEAD") and not _same_origin(request):
+            # no cross-site requests: a JSON content type forces a CORS preflight (never answered),
+            # and a browser's Origin must be this console
+            resp = _error(403, "cross-origin or non-JSON request refused")
         else:
             try:
                 resp = await call_next(request)
@@ -107,6 +111,14 @@ def create_app(config: ServeConfig) -> FastAPI:
         log.info("%s %s%s %s %.0f ms", request.method, request.url.path, f"?{q}" if q else "", resp.status_code,
                  (time.perf_counter() - t0) * 1000)
         return resp
+
+    def _same_origin(request: Request) -> bool:
+        if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return False
+        origin = request.headers.get("origin")
+        if origin is None:
+            return True  # not a browser, or a same-origin request that omits it
+        return origin.split("://", 1)[-1].lower() == (request.headers.get("host") or "").lower()
 
     def _authorized(request: Request, token: str) -> bool:
         auth = request.headers.get("authorization", "")
