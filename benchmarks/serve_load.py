@@ -295,8 +295,8 @@ def main() -> None:
         "",
         f"Reading: the page never stopped answering for more than {max(r['lag'] + r['stream_lag']):.2f} s "
         f"(heartbeat lag, worst of all runs) with a load average around {load_before[0]:.0f} on {os.cpu_count()} "
-        "cores; the page's JavaScript is a small part of that (each event renders in milliseconds, the scene "
-        "draw in tens of milliseconds); the rest is the browser's own style / layout / paint work and waiting "
+        "cores; the page's JavaScript is a small part of that (in a probe run the slowest single event took "
+        "27 ms to render and all scene draws together about 0.1 s); the rest is the browser's own style / layout / paint work and waiting "
         "for a CPU shared with ~20 runnable processes (the two are not separated here).",
         "",
         f"Reproduce: `{cmd}` (needs chromium and chromedriver: `make browser-deps`). Total {time.time() - t0:.0f} s.",
