@@ -349,3 +349,28 @@ def test_serve_command_refuses_non_loopback_without_token():
                        capture_output=True, text=True, timeout=120, env=env)
     assert r.returncode == 2
     assert "binding to 0.0.0.0 (not loopback) needs a token" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_benchmark_episode_trace_with_its_scene(tmp_path):
+    """A `groundplan bench` results file: runs, the report, and an episode's trace with the
+    scene of its dataset task."""
+    from conftest import shared_data
+
+    from groundplan.bench.executors import make_executor
+    from groundplan.bench.runner import RunSpec, run_benchmark
+    from groundplan.bench.store import ResultStore
+
+    if shared_data() is None:
+        pytest.skip("../shared/data not present")
+    db = tmp_path / "bench.sqlite"
+    with ResultStore(db) as store:
+        summary = run_benchmark(RunSpec("autogptp-saycan", "oracle", limit=2), store, make_executor("local", workers=1))
+    client, _ = make(tmp_path, results=db)
+    runs = client.get("/api/results/runs").json()["runs"]
+    assert [r["run_id"] for r in runs] == [summary.run_id] and runs[0]["episodes"] == 2
+    rep = client.get("/api/results/report", params={"runs": summary.run_id}).json()
+    assert "AutoGPT+P Table IV" in rep["markdown"] and len(rep["plots"]) == 2
+    eps = client.get("/api/results/episodes", params={"run": summary.run_id}).json()["episodes"]
+    ep = client.get("/api/results/episode", params={"run": summary.run_id, "task": eps[0]["task_id"]}).json()
+    assert ep["success"] and [e["type"] for e in ep["trace"]].count("step") == len(ep["plan"]) > 0
+    assert ep["scene"]["objects"] and "scene_error" not in ep

@@ -298,14 +298,18 @@ def create_app(config: ServeConfig) -> FastAPI:
             "metrics", "llm_calls", "prompt_tokens", "completion_tokens", "wall_time", "goal", "error", "source")}
         out["plan"] = list(r.plan)
         out["trace"] = list(r.trace)
-        if r.source.startswith("console:"):
-            try:
-                ref = catalog.resolve(r.source[len("console:"):])
-                from groundplan.sim.pipeline import build
+        # the scene to draw: a console episode names it; a benchmark episode's task names it
+        from groundplan.sim.pipeline import build
 
-                out["scene"] = scene_view(build(ref.path, skillset=ref.skillset, strict=False))
-            except GroundplanError:
-                pass
+        try:
+            if r.source.startswith("console:"):
+                ref = catalog.resolve(r.source[len("console:"):])
+            else:
+                ref = catalog.resolve(f"dataset:{r.dataset}/{r.task_id}")
+            oam = ref.task.oam_file if ref.task is not None else None
+            out["scene"] = scene_view(build(ref.path, skillset=ref.skillset, oam_file=oam, strict=False))
+        except GroundplanError as exc:
+            out["scene_error"] = str(exc)
         return out
 
     return app
