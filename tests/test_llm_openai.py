@@ -5,10 +5,12 @@ hanging endpoints, rejected keys, the key never leaking, and the CLI."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import random
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -110,6 +112,12 @@ class FakeOpenAI:
                     return
                 if fault == "hang":
                     fake.release.wait(fake.hang_s)
+                    return
+                if fault == "reset":  # close with a TCP RST, no answer
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    self.wfile = io.BytesIO()  # what the handler still writes goes nowhere
+                    self.connection.close()
                     return
                 if not self.path.startswith("/v1/"):
                     self._send(404, {"detail": "Not Found"})

@@ -61,3 +61,57 @@ def test_progprompt_episode_with_import_line_records_an_invalid_step_and_runs_no
                                  for e in bad)
     assert any(e.get("command", "").startswith("<char0> [walk]") for e in steps)
     assert ep.metrics["planned_steps"] == 4
+
+
+# ----------------------------------------------------------------------------- 5. secrets
+
+SECRET = "sk-live-RELIABILITY-5f3c9a0e1d7b4c2a"
+
+
+@pytest.mark.skipif(not (data_dir(required=False) / "autogpt-p").is_dir(), reason="needs ../shared/data/autogpt-p")
+def test_api_key_never_in_any_artefact_of_a_run(tmp_path):
+    """A benchmark run and its report against a local OpenAI-compatible server that demands
+    the key (first request rate-limited, so the retry path logs), then a run with a wrong
+    key (the server echoes it back in its 401): no output, log, cache, results row, trace or
+    report contains the key or a long piece of it."""
+    import os
+    import subprocess
+    import sys
+
+    from test_llm_openai import FakeOpenAI
+
+    def answer(body):
+        return "The goal is\n(:goal (and (inhand coke0 human0)))"
+
+    db, cache, report = tmp_path / "r.sqlite", tmp_path / "cache", tmp_path / "report"
+    env = {**os.environ, "GROUNDPLAN_API_KEY": SECRET, "OPENAI_API_KEY": SECRET, "GROUNDPLAN_CACHE": str(cache),
+           "PYTHONUNBUFFERED": "1"}
+    outputs = []
+    with FakeOpenAI(answer=answer, key=SECRET, faults=lambda i: "429" if i in (0, 3) else None) as srv:
+        cmd = [sys.executable, "-m", "groundplan.cli.main", "bench", "run", "autogptp-saycan", "--method",
+               "autogpt_p", "--llm", "openai", "--base-url", srv.url, "--model", "fake-model", "--db", str(db),
+               "--limit", "2", "--no-progress"]
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, p.stderr
+        outputs += [p.stdout, p.stderr]
+        assert srv.requests and all(r["auth"] == f"Bearer {SECRET}" for r in srv.requests)
+        p = subprocess.run([sys.executable, "-m", "groundplan.cli.main", "bench", "report", "*", "--db", str(db), "--out",
+                            str(report)], capture_output=True, text=True, env=env, timeout=600)
+        assert p.returncode == 0, p.stderr
+        outputs += [p.stdout, p.stderr]
+        wrong = SECRET[:-4] + "XXXX"
+        p = subprocess.run(cmd[:-5] + ["--db", str(tmp_path / "w.sqlite"), "--limit", "1", "--no-progress", "--no-cache"],
+                           capture_output=True, text=True, timeout=600,
+                           env={**env, "GROUNDPLAN_API_KEY": wrong, "OPENAI_API_KEY": wrong})
+        outputs += [p.stdout, p.stderr]
+        import sqlite3
+
+        errors = [r[0] for r in sqlite3.connect(str(tmp_path / "w.sqlite")).execute("SELECT error || trace FROM episodes")]
+        assert errors and all("was rejected" in e and "401" in e for e in errors)  # the echoed key was seen
+    files = [f for f in tmp_path.rglob("*") if f.is_file()]
+    assert any(f.suffix == ".md" for f in files) and db.exists()
+    stored = b"".join(f.read_bytes() for f in files)
+    shown = "".join(outputs)
+    for needle in (SECRET, SECRET[:-4] + "XXXX", SECRET[8:24]):
+        assert needle not in shown, needle
+        assert needle.encode() not in stored, needle

@@ -182,7 +182,8 @@ class ResultStore:
             try:
                 self.conn.execute(sql, tuple(params))
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                if self.conn.in_transaction:  # SQLite may have rolled back itself (SQLITE_FULL)
+                    self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
