@@ -56,18 +56,25 @@ def register(name: str) -> Callable[[Callable[..., Planner]], Callable[..., Plan
     return deco
 
 
-def get_planner(name: str = "fast-downward", *, prune_above: int | None = 40, **kwargs) -> Planner:
+def get_planner(name: str = "fast-downward", *, prune_above: int | None = 40, isolate: bool = False,
+                **kwargs) -> Planner:
     """A planner by name. Problems with more than ``prune_above`` objects are planned with
-    goal-relevant objects only (widening to the full task if that fails); None disables."""
+    goal-relevant objects only (widening to the full task if that fails); None disables.
+    ``isolate``: every call runs in a child process bounded by ``limits`` (wall time and
+    memory, translation included; see planners.isolated)."""
     from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401  (registration)
     if name not in _REGISTRY:
         raise ConfigError(f"unknown planner '{name}' (available: {', '.join(sorted(_REGISTRY))})")
     planner = _REGISTRY[name](**kwargs)
-    if prune_above is None:
-        return planner
-    from groundplan.planners.pruning import PruningPlanner
+    if prune_above is not None:
+        from groundplan.planners.pruning import PruningPlanner
 
-    return PruningPlanner(planner, prune_above)
+        planner = PruningPlanner(planner, prune_above)
+    if isolate:
+        from groundplan.planners.isolated import IsolatedPlanner
+
+        planner = IsolatedPlanner(planner, kwargs.get("limits") or PlannerLimits())
+    return planner
 
 
 def available_planners() -> list[str]:
