@@ -403,7 +403,13 @@ class VHSession:
         return res
 
     def graph(self) -> VHGraph:
-        return self.world.to_graph(self.executor.facts)
+        """The graph of the current state (VHGraph is frozen: the last one is reused until
+        an action changes the facts)."""
+        facts = self.executor.facts
+        cached = getattr(self, "_graph", None)
+        if cached is None or cached[0] is not facts:
+            self._graph = (facts, self.world.to_graph(facts))
+        return self._graph[1]
 
 
 __all__ = [
