@@ -96,38 +96,37 @@ _GOAL_RE = re.compile(r"\(\s*:goal", re.IGNORECASE)
 
 def extract_goal_text(answer: str) -> Optional[str]:
     """Find the goal in a free-text LLM answer: the last ``(:goal ...)`` block, else the
-    last balanced expression starting with (and / (or / (not or an atom."""
+    last balanced expression starting with (and / (or / (not or an atom. Linear in the
+    answer's length (one pass matches every parenthesis)."""
     if not answer:
         return None
+    match = matching_parentheses(answer)
     starts = [m.start() for m in _GOAL_RE.finditer(answer)]
     for s in reversed(starts):
-        block = _balanced_from(answer, s)
-        if block:
-            return block
+        if s in match:
+            return answer[s:match[s] + 1]
     # fall back: last balanced top-level parenthesised expression
     best = None
     i = 0
     while i < len(answer):
-        if answer[i] == "(":
-            block = _balanced_from(answer, i)
-            if block:
-                best = block
-                i += len(block)
-                continue
+        if answer[i] == "(" and i in match:
+            best = answer[i:match[i] + 1]
+            i = match[i] + 1
+            continue
         i += 1
     return best
 
 
-def _balanced_from(text: str, start: int) -> Optional[str]:
-    d = 0
-    for j in range(start, len(text)):
-        if text[j] == "(":
-            d += 1
-        elif text[j] == ")":
-            d -= 1
-            if d == 0:
-                return text[start:j + 1]
-    return None
+def matching_parentheses(text: str) -> dict[int, int]:
+    """Position of each ``(`` -> position of its ``)`` (unclosed ones are left out)."""
+    stack: list[int] = []
+    out: dict[int, int] = {}
+    for j, ch in enumerate(text):
+        if ch == "(":
+            stack.append(j)
+        elif ch == ")" and stack:
+            out[stack.pop()] = j
+    return out
 
 
 # ----------------------------------------------------------------------------- checking
