@@ -84,6 +84,14 @@ class PruningPlanner:
         self.last_report: PruneReport | None = None
 
     def plan(self, domain: Domain, problem: Problem, *, timeout: float | None = None) -> PlanResult:
+        if problem.goal is not None:  # a goal too large in DNF is refused before any translation
+            from groundplan.errors import GoalError
+            from groundplan.pddl.goal import to_dnf
+
+            try:
+                to_dnf(problem.goal, objects_of_type=lambda t: problem.objects_of_type(domain, t))
+            except GoalError as exc:
+                return PlanResult(PlanStatus.INVALID, error=str(exc))
         if len(problem.objects) <= self.threshold or problem.goal is None:
             self.last_report = PruneReport(len(problem.objects), len(problem.objects), False)
             return self.inner.plan(domain, problem, timeout=timeout)
