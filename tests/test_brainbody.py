@@ -193,3 +193,26 @@ def test_progprompt_reads_a_fenced_chat_answer():
     assert subgoals(extract_program(text)) == [("0: find salmon", ["find('salmon')", "grab('salmon')"])]
     plain = "# 0: walk\n\twalk('kitchen')\n"
     assert subgoals(extract_program(plain)) == [("0: walk", ["walk('kitchen')"])]
+    # a chat answer that repeats the def line and goes on with a next function: the first body only
+    two = "def put_salmon():\n\t# 0: find salmon\n\tfind('salmon')\ndef throw_away():\n\t# 0: x\n\tgrab('apple')"
+    assert subgoals(extract_program(two)) == [("0: find salmon", ["find('salmon')"])]
+
+
+def test_progprompt_answer_opening_with_the_def_line_is_read():
+    """The answer shapes a chat model gives, cut where the backend would stop generating
+    (PROGRAM_STOP), still yield the program body; the original's stop "def " would leave
+    nothing of an answer that repeats ``def task():``."""
+    from groundplan.methods.progprompt import PROGRAM_STOP, extract_program, subgoals
+
+    def generated(answer: str, stop) -> str:
+        cut = min([answer.find(s) for s in stop if s in answer] or [len(answer)])
+        return answer[:cut]
+
+    body = "\t# 0: switch on tv\n\twalk('tv')\n\tswitchon('tv')"
+    want = [("0: switch on tv", ["walk('tv')", "switchon('tv')"])]
+    answers = [body + "\n\ndef throw_away_apple():\n\t# 0: x\n\tgrab('apple')",  # completion style
+               "def watch_tv():\n" + body + "\n\ndef throw_away_apple():\n\tgrab('apple')",  # repeats def
+               "Here is the code:\n\n```python\ndef watch_tv():\n" + body + "\n```\nIt walks to the tv."]  # fenced
+    for a in answers:
+        assert subgoals(extract_program(generated(a, PROGRAM_STOP))) == want, a
+    assert subgoals(extract_program(generated(answers[1], ("def ",)))) != want  # why the stop changed

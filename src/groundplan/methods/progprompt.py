@@ -69,6 +69,10 @@ def program_prompt(objects: list[str], task: str, n_examples: int = 3, *, new_en
     return prompt + f"\n\ndef {fn}():\n\t"
 
 
+#: where the program answer ends (see ProgPrompt.run)
+PROGRAM_STOP = ("\n\ndef ", "\n```\n", "\n\n\n")
+
+
 def extract_program(text: str) -> str:
     """The completion as program lines. A chat model may wrap the body in a code fence or
     repeat ``def task():``; then only the fenced lines after the ``def`` line are kept."""
@@ -80,7 +84,10 @@ def extract_program(text: str) -> str:
     lines = text.split("\n")
     defs = [i for i, ln in enumerate(lines) if ln.strip().startswith("def ") and ln.rstrip().endswith(":")]
     if defs:
-        lines = lines[defs[0] + 1:]
+        # the body of the first function; a second one (the next example a few-shot model
+        # starts) ends it, as the stop sequence "def " ends a completion model's answer
+        end = defs[1] if len(defs) > 1 else len(lines)
+        lines = lines[defs[0] + 1:end]
     return "\n".join(lines)
 
 
@@ -246,8 +253,13 @@ class ProgPrompt(Method):
             env = VHEnv(task)
             prompt = program_prompt(sorted({n.class_name for n in env.initial.nodes}), task.instruction,
                                     int(cfg["examples"]), new_env=task.extras.get("split") in ("env1", "env2"))
-            c = ctx.llm.chat(prompt, max_tokens=600, temperature=float(cfg["temperature"]), stop=("def ",),
-                             seed=ctx.seed, usage=meter)
+            # The original (a completion model) stops at "def ", the next example's header. A chat
+            # model often opens its answer by repeating the task's "def task():" line (bare or in a
+            # code fence): that stop would end the answer before its body. So the answer ends at
+            # a blank-line-separated next "def " or the fence's end, and extract_program keeps
+            # the first function's body only.
+            c = ctx.llm.chat(prompt, max_tokens=600, temperature=float(cfg["temperature"]),
+                             stop=PROGRAM_STOP, seed=ctx.seed, usage=meter)
             rec.llm_call("program", prompt, c)
             program = extract_program(c.text)
             rec.event("plan", source="llm", steps=program.split("\n"))
@@ -274,4 +286,4 @@ class ProgPrompt(Method):
                        seed=ctx.seed)
 
 
-__all__ = ["ProgPrompt", "program_prompt", "subgoals", "extract_program", "parse_step", "execute_program"]
+__all__ = ["ProgPrompt", "PROGRAM_STOP", "program_prompt", "subgoals", "extract_program", "parse_step", "execute_program"]
