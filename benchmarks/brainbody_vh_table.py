@@ -31,6 +31,7 @@ from groundplan.llm import LLMConfig  # noqa: E402
 DATASETS = ("progprompt-env1", "progprompt-env2", "progprompt-test_unseen")
 LABELS = {"brainbody": "BB-LLM (feedback, K=3)", "brainbody_nofb": "BB-LLM (no feedback)",
           "brainbody_embed": "BB-LLM, embedding Body", "brainbody_oracle": "oracle Brain + oracle Body",
+          "brainbody_gbnf": "BB-LLM, grammar-constrained Body (groundplan option, K=3)",
           "base_llm": "Base-LLM", "progprompt": "ProgPrompt"}
 
 
