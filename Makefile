@@ -27,7 +27,19 @@ $(EAI_STAMP): $(STAMP)
 	$(BIN)/python -c "import virtualhome_eval.simulation.evolving_graph.eval_utils"
 	touch $(EAI_STAMP)
 
-install: $(STAMP) $(EAI_STAMP)
+# alfworld ships ALFRED's alfred.pddl, object knowledge (gen/constants.py) and the 120
+# AI2-THOR FloorPlan layouts that groundplan's `alfred` scenes and RobLM read at run time.
+# Installed without its declared dependencies (textworld, ...): groundplan reads only data
+# files and constants.py.
+ALFWORLD := alfworld==0.4.2
+ALFWORLD_STAMP := $(VENV)/.alfworld-installed
+
+$(ALFWORLD_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q --no-deps '$(ALFWORLD)'
+	$(BIN)/python -c "import alfworld.gen.constants"
+	touch $(ALFWORLD_STAMP)
+
+install: $(STAMP) $(EAI_STAMP) $(ALFWORLD_STAMP)
 
 DEMO_SCENE       ?= examples/scenes/kitchen.yaml
 DEMO_INSTRUCTION ?= I am thirsty, bring me a coke and then throw away the banana
