@@ -4,6 +4,8 @@ the API key never stored."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from groundplan.datadir import data_dir
@@ -115,3 +117,102 @@ def test_api_key_never_in_any_artefact_of_a_run(tmp_path):
     for needle in (SECRET, SECRET[:-4] + "XXXX", SECRET[8:24]):
         assert needle not in shown, needle
         assert needle.encode() not in stored, needle
+
+
+# ----------------------------------------------------------------------------- 6. malformed files
+
+MALFORMED = Path(__file__).parent / "data" / "malformed"
+
+
+def _read_scene(p):
+    from groundplan.world import load_scene
+
+    return load_scene(p)
+
+
+def _read_graph(p):
+    from groundplan.world.virtualhome import read_vh_graph_file
+
+    return read_vh_graph_file(p)
+
+
+def _read_skillset(p):
+    from groundplan.skills.skillset import load_skillset
+
+    return load_skillset(p)
+
+
+def _read_oam(p):
+    from groundplan.knowledge.oam import load_oam
+
+    return load_oam(p)
+
+
+def _read_domain(p):
+    from groundplan.pddl.parser import load_domain
+
+    return load_domain(p)
+
+
+def _read_transcript(p):
+    from groundplan.llm.transcript import read_transcript
+
+    return list(read_transcript(p))
+
+
+def _read_dataset(p):
+    from groundplan.bench.datasets.autogptp import _rows
+
+    return list(_rows(p, ("task", "scene_file", "desired_goal", "min_costs")))
+
+
+def _read_requests(p):
+    """``groundplan plan --jsonl``: a bad request line is answered with a one-line error."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "groundplan.cli.main", "plan", "--jsonl", str(p)], capture_output=True,
+                         text=True, timeout=300, cwd=Path(__file__).resolve().parents[1])
+    errors = [json.loads(x)["error"] for x in out.stdout.splitlines() if json.loads(x)["error"]]
+    from groundplan.errors import InputError
+
+    raise InputError(errors[0].split(": ", 1)[1], file=str(p), line=int(errors[0].split(":")[1]))
+
+
+#: file -> (reader, expected line, words the message must contain)
+CORPUS = {
+    "scene_yaml_syntax.yaml": (_read_scene, 4, "invalid YAML"),
+    "scene_yaml_unknown_object.yaml": (_read_scene, 9, "pear0"),
+    "scene_txt_bad_object.txt": (_read_scene, 3, "apple:zero"),
+    "scene_txt_unclosed.txt": (_read_scene, 4, "END-RELATIONS missing"),
+    "scene_txt_unknown_relation_object.txt": (_read_scene, 7, "pepsi"),
+    "graph_truncated.json": (_read_graph, 8, "invalid graph JSON"),
+    "graph_node_without_id.json": (_read_graph, 4, "node 2"),
+    "skillset_syntax.yaml": (_read_skillset, 5, "invalid YAML"),
+    "oam_missing_key.json": (_read_oam, 4, "entry 3"),
+    "oam_syntax.yaml": (_read_oam, 3, "invalid YAML"),
+    "oam_no_object.csv": (_read_oam, 3, "without an object"),
+    "domain_unbalanced.pddl": (_read_domain, 1, "not closed"),
+    "transcript_bad_line.jsonl": (_read_transcript, 2, "not a transcript record"),
+    "dataset_missing_column.csv": (_read_dataset, 1, "desired_goal"),
+    "requests_bad_line.jsonl": (_read_requests, 2, "Expecting value"),
+}
+
+
+def test_the_corpus_is_complete():
+    assert sorted(p.name for p in MALFORMED.iterdir()) == sorted(CORPUS)
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_malformed_file_reported_with_file_and_line(name):
+    from groundplan.errors import GroundplanError
+
+    reader, line, words = CORPUS[name]
+    path = MALFORMED / name
+    with pytest.raises(GroundplanError) as ei:
+        reader(path)
+    msg = str(ei.value)
+    assert "\n" not in msg, msg
+    assert msg.startswith(f"{path}:{line}: "), msg
+    assert words in msg, msg

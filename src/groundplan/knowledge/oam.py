@@ -46,6 +46,31 @@ class OAM:
         return OAM({c: a & affordances for c, a in self.mapping.items()}, self.name, self.source)
 
 
+_SHAPES = {".json": '{"oams": [{"object": ..., "affordances": [...]}]}',
+           ".yaml": "object: [affordance, ...]", ".yml": "object: [affordance, ...]",
+           ".csv": "columns object, affordances"}
+
+
+def _entry_lines(text: str, level: int) -> list[int]:
+    """Line numbers where each ``{`` opened at nesting ``level`` (strings skipped) starts."""
+    out, depth, line, in_str, esc = [], 0, 1, False, False
+    for ch in text:
+        if ch == "\n":
+            line += 1
+        if in_str:
+            esc, in_str = (False, in_str) if esc else (ch == "\\", ch != '"')
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "[{":
+            if ch == "{" and depth == level:
+                out.append(line)
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+    return out
+
+
 def load_oam(path: str | Path) -> OAM:
     p = Path(path)
     if not p.exists():
@@ -53,10 +78,18 @@ def load_oam(path: str | Path) -> OAM:
     suffix = p.suffix.lower()
     try:
         if suffix == ".json":
-            data = json.loads(p.read_text())
+            text = p.read_text()
+            data = json.loads(text)
             entries = data["oams"] if isinstance(data, dict) else data
-            mapping = {e["object"]: frozenset(a["name"] if isinstance(a, dict) else a for a in e["affordances"])
-                       for e in entries}
+            mapping = {}
+            for k, e in enumerate(entries):
+                try:
+                    mapping[e["object"]] = frozenset(a["name"] if isinstance(a, dict) else a for a in e["affordances"])
+                except (KeyError, TypeError) as exc:
+                    lines = _entry_lines(text, 2 if isinstance(data, dict) else 1)
+                    what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+                    raise InputError(f"malformed OAM entry {k + 1}: {what} (expected {_SHAPES['.json']})",
+                                     file=str(p), line=lines[k] if k < len(lines) else None) from None
         elif suffix == ".csv":
             acc: dict[str, set[str]] = {}
             with p.open(newline="") as fh:
@@ -70,8 +103,17 @@ def load_oam(path: str | Path) -> OAM:
             mapping = {str(k): frozenset(v or ()) for k, v in data.items()}
         else:
             raise InputError(f"unknown OAM format '{suffix}' (expected .json, .csv or .yaml)", file=str(p))
-    except (KeyError, TypeError, json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise InputError(f"malformed OAM: {exc}", file=str(p)) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed OAM: invalid JSON: {exc.msg}", file=str(p), line=exc.lineno) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise InputError(f"malformed OAM: invalid YAML: {problem}", file=str(p),
+                         line=mark.line + 1 if mark is not None else None) from None
+    except (KeyError, TypeError, AttributeError) as exc:
+        what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise InputError(f"malformed OAM: {what} (expected {_SHAPES.get(suffix, 'a mapping')})",
+                         file=str(p), line=1) from None
     return OAM(mapping, p.stem, str(p))
 
 

@@ -198,7 +198,10 @@ def load_skillset(name_or_path: str | Path) -> SkillSet:
     try:
         data = yaml.safe_load(p.read_text())
     except yaml.YAMLError as exc:
-        raise SkillSetError(f"invalid YAML: {exc}", file=str(p)) from None
+        mark = getattr(exc, "problem_mark", None)
+        problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
+        raise SkillSetError(f"invalid YAML: {problem}", file=str(p),
+                            line=mark.line + 1 if mark is not None else None) from None
     return parse_skillset(data, file=str(p))
 
 

@@ -56,6 +56,7 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
     locations: list[tuple[int, str, list[tuple[str, str]]]] = []
     warnings: list[str] = []
     geometry: dict[str, tuple[float, ...]] = {}
+    section_line = 0
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line:
@@ -72,6 +73,7 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
                 raise SceneError(f"section {line} appears twice", file=file, line=lineno)
             seen.add(line)
             section = line
+            section_line = lineno
             continue
         if line.startswith("END-"):
             raise SceneError(f"'{line}' does not close the open section ({section or 'none'})", file=file, line=lineno)
@@ -103,10 +105,12 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
         elif section == "LOCATIONS":
             locations.append((lineno, toks[0], [_obj(t, file, lineno) for t in toks[1:]]))
     if section is not None:
-        raise SceneError(f"section {section} is not closed (END-{section} missing)", file=file)
+        raise SceneError(f"section {section} opened here is not closed (END-{section} missing)", file=file,
+                         line=section_line)
+    last = len(text.splitlines())
     for required in ("OBJECTS", "RELATIONS"):
         if required not in seen:
-            raise SceneError(f"section {required} missing", file=file)
+            raise SceneError(f"section {required} missing (end of file)", file=file, line=last)
 
     # agents: robot0 always exists; every human object is an agent
     agent_names = {n for n, c in objects.items() if c in AGENT_CLASSES}

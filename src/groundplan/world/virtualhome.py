@@ -149,18 +149,25 @@ class VHGraph:
     # -- I/O
     @staticmethod
     def from_dict(d: Mapping[str, Any], *, source: Optional[str] = None) -> "VHGraph":
+        where = "the graph"
         try:
             nodes: dict[int, VHNode] = {}
-            for n in d["nodes"]:
+            for k, n in enumerate(d["nodes"]):
+                where = f"node {k + 1}"
                 extra = {k: v for k, v in n.items() if k not in ("id", "class_name", "category", "properties", "states")}
                 nodes[int(n["id"])] = VHNode(int(n["id"]), str(n["class_name"]), n.get("category"),
                                              tuple(str(p).upper() for p in n.get("properties") or ()),
                                              tuple(str(s).upper() for s in n.get("states") or ()), extra)
-            edges = tuple(dict.fromkeys((int(e["from_id"]), str(e["relation_type"]).upper(), int(e["to_id"]))
-                                        for e in d["edges"]))
+            where = "the graph"
+            edge_list = []
+            for k, e in enumerate(d["edges"]):
+                where = f"edge {k + 1}"
+                edge_list.append((int(e["from_id"]), str(e["relation_type"]).upper(), int(e["to_id"])))
+            edges = tuple(dict.fromkeys(edge_list))
         except (KeyError, TypeError, ValueError) as exc:
             raise SceneError(f"not a VirtualHome graph (nodes with id/class_name, edges with from_id/"
-                             f"relation_type/to_id): {exc!r}", file=source) from None
+                             f"relation_type/to_id): {where}: {exc!r}", file=source,
+                             line=_json_item_line(source, where) if source else None) from None
         return VHGraph(tuple(nodes.values()), edges, source)
 
     def to_dict(self) -> dict[str, Any]:
@@ -220,6 +227,41 @@ def graph_to_scene(graph: VHGraph, name: str = "virtualhome") -> Scene:
     return Scene(name=name, objects=objects, agents=agents, facts=frozenset(graph_facts(graph)),
                  description=f"VirtualHome graph ({len(graph.nodes)} nodes, {len(graph.edges)} edges)",
                  source=graph.source, warnings=tuple(warnings))
+
+
+def _json_item_line(source: str, where: str) -> Optional[int]:
+    """The line of the k-th object of the "nodes" / "edges" list in a graph file ("node 3")."""
+    parts = where.split()
+    if len(parts) != 2 or not parts[1].isdigit():
+        return 1
+    key, k = '"' + parts[0] + 's"', int(parts[1])
+    try:
+        text = Path(source).read_text()
+    except OSError:
+        return None
+    pos = text.find(key)
+    start = text.find("[", pos) if pos >= 0 else -1
+    if start < 0:
+        return None
+    depth, count, in_str, esc = 0, 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_str:
+            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if ch == "{" and depth == 2:
+                count += 1
+                if count == k:
+                    return text.count("\n", 0, i) + 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                break
+    return None
 
 
 def read_vh_graph_file(path: str | Path) -> VHGraph:
