@@ -56,6 +56,11 @@ def parse_goal(text: str, *, limits: GoalLimits = DEFAULT_LIMITS) -> Formula:
         raise GoalError(GoalErrorKind.SYNTAX, "empty goal", feedback=FORMAT_FEEDBACK)
     if not text.startswith("("):
         text = f"({text})"
+    # every node but a variable list opens a parenthesis: refuse a too-large goal before parsing it
+    nodes = text.count("(") - text.count("(?") - 1
+    if nodes > limits.max_size:
+        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has about {nodes} nodes, more than {limits.max_size}",
+                        feedback="Your previous goal was too large. Please give a shorter goal")
     try:
         exprs = parse_sexprs(text, max_depth=limits.max_depth + 2)
     except PDDLSyntaxError as exc:
