@@ -503,3 +503,17 @@ def test_replay_substitution_gives_the_recorded_alternative(method, source):
         rec = ep.metrics["replay"]["recorded_result"]
         assert ep.metrics["alternative"] == rec["Substitution"], (t.id, ep.metrics)
         assert ep.success == (rec["Substitution"] in rec["Desired"].split(","))
+
+
+@needs_data
+def test_scenario_row_with_surplus_parenthesis_is_read_and_noted():
+    """autogptp_partial row 2 ends with one ')' too many; the paper counted the row: it is
+    read without it, and the task says so."""
+    from groundplan.bench.datasets import load_tasks
+    from groundplan.bench.validate import deep_check
+
+    tasks = load_tasks("autogptp-scenarios")
+    t = next(t for t in tasks if t.id == "partial:2")
+    assert t.goal == "and (inhand apple0 human0)" and t.extras["goal_as_written"].endswith("))")
+    assert deep_check(t) is None
+    assert [x.id for x in tasks if "goal_as_written" in x.extras] == ["partial:2"]

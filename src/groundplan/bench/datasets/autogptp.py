@@ -78,6 +78,15 @@ def plan_tool_tasks(root: Path | None = None, sets=PLAN_TOOL_SETS) -> list[Task]
     return out
 
 
+def _trim_surplus_parens(goal: str) -> str:
+    """A goal with more closing than opening parentheses at its end (autogptp_partial row 2:
+    ``and (inhand apple0 human0))``) without the surplus ones; any other goal unchanged."""
+    t = (goal or "").rstrip()
+    while t.endswith(")") and t.count(")") > t.count("("):
+        t = t[:-1].rstrip()
+    return t if t != (goal or "").rstrip() else goal
+
+
 def scenario_tasks(root: Path | None = None, sets=SCENARIO_SETS) -> list[Task]:
     root = root or autogptp_root()
     out = []
@@ -86,12 +95,15 @@ def scenario_tasks(root: Path | None = None, sets=SCENARIO_SETS) -> list[Task]:
         cols = ("task", "scene_file", "explored", "substitutions_file", "desired_goal", "min_tool_calls", "min_costs")
         for i, row in _rows(path, cols):
             explored = [e for e in (row["explored"] or "").split() if e]
+            goal = _trim_surplus_parens(row["desired_goal"])
+            repaired = {"goal_as_written": row["desired_goal"]} if goal != row["desired_goal"] else {}
             out.append(Task(id=f"{name}:{i}", dataset="autogptp-scenarios", instruction=row["task"],
-                            scene_file=str(root / EVAL / "scenes" / row["scene_file"]), goal=row["desired_goal"],
+                            scene_file=str(root / EVAL / "scenes" / row["scene_file"]), goal=goal,
                             oam_file=_sim_oam(root), subset=name,
                             extras={"min_costs": _int(row["min_costs"]), "min_tool_calls": _int(row["min_tool_calls"]),
                                     "explored": explored,
-                                    "substitutions_file": str(root / EVAL / "allowed_substitutions" / row["substitutions_file"])},
+                                    "substitutions_file": str(root / EVAL / "allowed_substitutions" / row["substitutions_file"]),
+                                    **repaired},
                             source=f"{path}:{i}"))
     return out
 
