@@ -25,6 +25,8 @@ def main(argv=None) -> int:
     ap.add_argument("--n", type=int, default=10_000, help="generated outputs per parser")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", default="", help="comma-separated target name prefixes")
+    ap.add_argument("--dry", action="store_true",
+                    help="the executor records and refuses each step without evaluating it (cheaper; see ExecutorMonitor)")
     ap.add_argument("--out", type=Path, default=OUT / "fuzz.md")
     a = ap.parse_args(argv)
     from groundplan.bench.datasets import load_tasks
@@ -36,7 +38,7 @@ def main(argv=None) -> int:
     total_crash = total_escape = 0
     t0 = time.time()
     for tg in targets:
-        r = fuzz(tg, a.n, a.seed)
+        r = fuzz(tg, a.n, a.seed, dry=a.dry)
         total_crash += r.crashes
         total_escape += r.escapes
         line = (f"| {tg.name} | {tg.description} | {r.cases} | {r.accepted} | **{r.crashes}** | {r.reached_executor} | "
@@ -51,8 +53,11 @@ def main(argv=None) -> int:
 
     load = os.getloadavg()
     md = ["# Fuzzed LLM output through every parse-check path (issue 12, figure 1)", "",
-          f"Command: `.venv/bin/python benchmarks/reliability/fuzz_parsers.py --n {a.n} --seed {a.seed}`"
-          + (f" `--only {a.only}`" if a.only else ""), "",
+          f"Command: `.venv/bin/python benchmarks/reliability/fuzz_parsers.py --n {a.n} --seed {a.seed}"
+          + (f" --only {a.only}" if a.only else "") + (" --dry" if a.dry else "") + "`", "",
+          ("Executor: **dry** - every step handed to the executor is recorded and checked, then refused without "
+           "being evaluated (the state never changes, so later steps of a plan meet the initial state)."
+           if a.dry else "Executor: real - accepted steps are executed in the simulator."), "",
           "Generator: `groundplan.bench.fuzz` (seeded; categories in turn, every 50th output a megabyte-long answer). "
           "A crash is any exception other than a typed `GroundplanError`; an escape is a step applied by the executor "
           "whose action is not in the skill set or whose object is not in the scene (an executor monitor checks every "
