@@ -43,7 +43,6 @@ def main(argv=None) -> int:
 
     from groundplan.llm.config import LLMConfig
     from groundplan.llm.factory import build_llm
-    from groundplan.llm.scripted import ScriptedLLM
     from groundplan.methods.base_llm import MAX_COMMANDS, read_commands
     from groundplan.methods.brainbody.agents import parse_plan
     from groundplan.methods.progprompt import MAX_PROGRAM_LINES, subgoals
@@ -88,6 +87,9 @@ def main(argv=None) -> int:
     add(f"forall over {n_carry} objects, planner memory {vsz_mb + 150} MB (process size + 150 MB)",
         f"planner memory {vsz_mb + 150} MB",
         *_plan_case(pt1k, f"(forall (?x - carry) (on ?x {fix}))", a.timeout, vsz_mb + 150, DEFAULT_LIMITS), bound_s)
+    add(f"forall over {n_carry} objects, planner memory {vsz_mb + 20} MB (process size + 20 MB)",
+        f"planner memory {vsz_mb + 20} MB",
+        *_plan_case(pt1k, f"(forall (?x - carry) (on ?x {fix}))", a.timeout, vsz_mb + 20, DEFAULT_LIMITS), bound_s)
     # goal size and nesting (GoalLimits)
     blow = "(and " + " ".join(f"(or (inhand {items250[2 * i]} human0) (inhand {items250[2 * i + 1]} human0))"
                               for i in range(24)) + ")"
@@ -103,12 +105,17 @@ def main(argv=None) -> int:
         *_plan_case(pt250, "(and " + "(inhand apple0 human0) " * 45_000 + ")", a.timeout, a.memory_mb,
                     DEFAULT_LIMITS), 5)
     # LLM output length
-    cfg = LLMConfig(backend="scripted", cache=False, max_output_chars=50_000)
-    llm = build_llm(cfg, backend=ScriptedLLM(["x" * 5_000_000]))
-    t0 = time.perf_counter()
-    c = llm.chat("hi")
-    add("5 MB LLM answer", "LLMConfig.max_output_chars 50,000", c.finish_reason,
-        f"{len(c.text):,} characters passed on", time.perf_counter() - t0, 5)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+    from test_llm_openai import FakeOpenAI  # the tests' OpenAI-compatible fake server
+
+    with FakeOpenAI(answer=lambda body: "x" * 5_000_000) as srv:
+        cfg = LLMConfig(backend="openai", base_url=srv.url, model="fake-model", cache=False, max_output_chars=50_000)
+        llm = build_llm(cfg, environ={})
+        t0 = time.perf_counter()
+        c = llm.chat("hi", max_tokens=64)
+        add("5 MB answer from an endpoint that ignores max_tokens (openai backend, local fake server)",
+            "LLMConfig.max_output_chars 50,000", c.finish_reason, f"{len(c.text):,} characters passed on",
+            time.perf_counter() - t0, 5)
     # plan length
     t0 = time.perf_counter()
     steps = parse_plan("\n".join(f"{i}: walk to the kitchen" for i in range(100_000)))
