@@ -110,6 +110,7 @@ def test_api_key_never_in_any_artefact_of_a_run(tmp_path):
 
         errors = [r[0] for r in sqlite3.connect(str(tmp_path / "w.sqlite")).execute("SELECT error || trace FROM episodes")]
         assert errors and all("was rejected" in e and "401" in e for e in errors)  # the echoed key was seen
+    outputs += _web_pages(db, tmp_path / "web")
     files = [f for f in tmp_path.rglob("*") if f.is_file()]
     assert any(f.suffix == ".md" for f in files) and db.exists()
     stored = b"".join(f.read_bytes() for f in files)
@@ -117,6 +118,28 @@ def test_api_key_never_in_any_artefact_of_a_run(tmp_path):
     for needle in (SECRET, SECRET[:-4] + "XXXX", SECRET[8:24]):
         assert needle not in shown, needle
         assert needle.encode() not in stored, needle
+
+
+def _web_pages(db: Path, upload: Path) -> list[str]:
+    """Every page and results API response of the console over the run's results file."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from groundplan.web.app import create_app
+    from groundplan.web.config import ServeConfig
+
+    client = TestClient(create_app(ServeConfig(results=db, upload_dir=upload, console_results=None)),
+                        base_url="http://127.0.0.1")
+    pages = [client.get("/"), client.get("/api/options"), client.get("/api/results/runs", params={"db": "bench"})]
+    run = pages[-1].json()["runs"][0]["run_id"]
+    eps = client.get("/api/results/episodes", params={"db": "bench", "run": run})
+    pages.append(eps)
+    for e in eps.json()["episodes"]:
+        pages.append(client.get("/api/results/episode", params={"db": "bench", "run": run, "task": e["task_id"],
+                                                                "seed": e["seed"]}))
+    pages.append(client.get("/api/results/report", params={"db": "bench", "runs": run}))
+    assert all(p.status_code == 200 for p in pages) and len(pages) >= 6
+    return [p.text for p in pages]
 
 
 # ----------------------------------------------------------------------------- 6. malformed files
