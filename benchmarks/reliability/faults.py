@@ -233,6 +233,9 @@ def main(argv=None) -> int:
               "full'). `ENOSPC`: the store's write raises `OSError(ENOSPC)` as a full disk does.", ""]
     a.out.parent.mkdir(parents=True, exist_ok=True)
     a.out.write_text("\n".join(lines) + "\n")
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
     print("->", a.out, "OK" if ok_a else "NOT MET")
     return 0 if ok_a else 1
 
