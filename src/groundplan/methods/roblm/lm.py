@@ -31,7 +31,7 @@ class TrainConfig:
     loss_on: str = "plan"  # "plan": loss on the plan tokens only; "all": every token (the paper)
     checkpoint_every: int = 100
     seed: int = 0
-    threads: int = 2
+    threads: int = 1  # one thread: on a shared, oversubscribed CPU two threads wait on each other
     weight_decay: float = 0.0
     #: train only the top N transformer layers, the final norm and the (tied) output embedding;
     #: the layers below run without gradients (a CPU budget option; None trains everything)
