@@ -93,12 +93,13 @@ def main() -> int:
                 for e in eps:
                     ep = Episode(e.task_id, e.method, e.status, e.success, metrics=e.metrics)
                     mrows.append({**episode_metrics(ep, tasks[e.task_id]).to_dict(), "task": tasks[e.task_id].instruction})
-                rows[(name + suffix, ds)] = aggregate(mrows)
+                rows[(name + suffix, ds)] = {**aggregate(mrows), "n": len(mrows), "of": len(tasks)}
                 per_task[(name + suffix, ds)] = mrows
     if not rows:
         print("no results in the store")
         return 1
     print("## Table 1 layout: SR / GCR / EXEC per method (embedded model unless stated)\n")
+    print("A run that did not finish shows how many of the set's tasks it covers next to its SR.\n")
     head = "| technique | " + " | ".join(f"{d.split('-', 1)[1]} SR | GCR | EXEC" for d in datasets) + " |"
     print(head)
     print("|---|" + "---|---|---|" * len(datasets))
@@ -111,7 +112,8 @@ def main() -> int:
         cells = []
         for ds in datasets:
             a = rows.get((name + suffix, ds))
-            cells += [fmt(a.get("sr")), fmt(a.get("gcr")), fmt(a.get("exec"))] if a else ["-", "-", "-"]
+            part = f" ({a['n']}/{a['of']} tasks)" if a and a["n"] < a["of"] else ""
+            cells += [fmt(a.get("sr")) + part, fmt(a.get("gcr")), fmt(a.get("exec"))] if a else ["-", "-", "-"]
         print(f"| {label} | " + " | ".join(cells) + " |")
     if args.per_task:
         print("\n## Table 2 layout: per task\n")
