@@ -6,6 +6,7 @@ never would (ConstraintViolationError)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from typing import Callable, Iterable, Optional, Sequence, Union
@@ -20,19 +21,13 @@ AnswerFn = Callable[[ChatRequest], Answer]
 ScoreFn = Callable[[ScoreRequest], Sequence[float]]
 
 
+_TOKEN = re.compile(r"[^\W]+|[^\w\s]")
+
+
 def _count_tokens(text: str) -> int:
-    """A rough token count (words and punctuation), so usage totals are not all zero."""
-    n, in_word = 0, False
-    for ch in text:
-        if ch.isalnum() or ch == "_":
-            if not in_word:
-                n += 1
-            in_word = True
-        else:
-            in_word = False
-            if not ch.isspace():
-                n += 1
-    return n
+    """A rough token count (words and punctuation), so usage totals are not all zero.
+    One regex pass (a megabyte-long answer is counted in milliseconds)."""
+    return sum(1 for _ in _TOKEN.finditer(text))
 
 
 class ScriptedLLM(Backend):
