@@ -85,7 +85,7 @@ def fmt(v: Optional[float]) -> str:
 
 
 def build(runs: dict[str, dict[str, Any]], backend: str, common: bool,
-          only: Optional[set[str]] = None) -> tuple[str, dict[str, Any]]:
+          only: Optional[set[str]] = None, first: Optional[int] = None) -> tuple[str, dict[str, Any]]:
     chosen: dict[str, str] = {}
     for m, _ in COLUMNS:
         rid = pick(runs, m, backend if m not in ("cowp_ek", "cowp_cw") else "none")
@@ -96,6 +96,8 @@ def build(runs: dict[str, dict[str, Any]], backend: str, common: bool,
         if rid and (only is None or m in only):
             chosen[m] = rid
     trials = {m: runs[rid]["trials"] for m, rid in chosen.items()}
+    if first is not None:  # the first K seeded trials of each task (ids task<N>:<k>)
+        trials = {m: [t for t in ts if int(t["task"].rsplit(":", 1)[1]) < first] for m, ts in trials.items()}
     if common and trials:
         keys = set.intersection(*({(t["task"], t["seed"]) for t in ts} for ts in trials.values()))
         trials = {m: [t for t in ts if (t["task"], t["seed"]) in keys] for m, ts in trials.items()}
@@ -148,13 +150,14 @@ def main() -> None:
     ap.add_argument("--db", type=Path, default=Path("results/cowp.sqlite"))
     ap.add_argument("--backend", default="embedded", help="backend of the LLM methods' runs (embedded, openai, ...)")
     ap.add_argument("--common", action="store_true", help="count only trials every run has")
+    ap.add_argument("--first", type=int, help="count only the first K trials of each task")
     ap.add_argument("--only", help="comma-separated methods to show (default: every cowp run in DB)")
     ap.add_argument("--md", type=Path, help="write the markdown here")
     ap.add_argument("--json", type=Path, help="write the numbers here")
     a = ap.parse_args()
     runs = load(a.db)
     only = {m.strip() for m in a.only.split(",") if m.strip()} if a.only else None
-    md, numbers = build(runs, a.backend, a.common, only)
+    md, numbers = build(runs, a.backend, a.common, only, a.first)
     print(md)
     if a.md:
         a.md.write_text(md, encoding="utf-8")
