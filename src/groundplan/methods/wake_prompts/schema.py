@@ -313,7 +313,7 @@ def _loads(candidate: str) -> Any:
     try:
         lit = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", cleaned)))
         return ast.literal_eval(lit)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):  # TypeError: {[1]: 2}, {[1]}
         raise AnswerFormatError("the dictionary is not valid JSON or a Python literal") from None
 
 
