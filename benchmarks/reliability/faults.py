@@ -65,7 +65,8 @@ def make_model(gold):
     return answer
 
 
-def run(url: str, db: Path, seeds, limit, *, read_timeout: float, executor=None, run_id="faults"):
+def run(url: str, db: Path, seeds, limit, *, read_timeout: float, executor=None, run_id="faults",
+        planner_timeout: float = 300.0):
     from groundplan.bench.executors import make_executor
     from groundplan.bench.runner import RunSpec, run_benchmark
     from groundplan.bench.store import ResultStore
@@ -73,7 +74,8 @@ def run(url: str, db: Path, seeds, limit, *, read_timeout: float, executor=None,
 
     llm = LLMConfig(backend="openai", base_url=url, model="fake-model", cache=False, read_timeout=read_timeout,
                     connect_timeout=1.0, total_timeout=120.0, max_retries=12, backoff_base=0.01, backoff_max=0.05)
-    spec = RunSpec(DATASET, METHOD, llm=llm, seeds=tuple(seeds), limit=limit, run_id=run_id, planner_timeout=60.0)
+    spec = RunSpec(DATASET, METHOD, llm=llm, seeds=tuple(seeds), limit=limit, run_id=run_id,
+                   planner_timeout=planner_timeout)
     with ResultStore(db, timeout=0.5) as st:
         return run_benchmark(spec, st, executor or make_executor("local", workers=1))
 
@@ -165,6 +167,8 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="tasks per seed (default: all 104)")
     ap.add_argument("--fault-rate", type=float, default=0.3)
     ap.add_argument("--read-timeout", type=float, default=1.0, help="the client's read timeout; a hang exceeds it")
+    ap.add_argument("--planner-timeout", type=float, default=300.0,
+                    help="long enough that A* never falls back to greedy search under load (a plan of another cost)")
     ap.add_argument("--out", type=Path, default=OUT / "faults.md")
     a = ap.parse_args(argv)
     seeds = [int(x) for x in a.seeds.split(",")]
@@ -176,7 +180,8 @@ def main(argv=None) -> int:
     # (a) clean vs 30 % faults
     t0 = time.perf_counter()
     with FakeOpenAI(answer=model) as clean:
-        s_clean = run(clean.url, tmp / "clean.sqlite", seeds, a.limit, read_timeout=a.read_timeout)
+        s_clean = run(clean.url, tmp / "clean.sqlite", seeds, a.limit, read_timeout=a.read_timeout,
+                      planner_timeout=a.planner_timeout)
         n_clean = len(clean.requests)
     t_clean = time.perf_counter() - t0
     rng = random.Random(12)
@@ -188,7 +193,8 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     with FakeOpenAI(answer=model, faults=faults, hang_s=a.read_timeout + 1.0) as faulty:
-        s_faulty = run(faulty.url, tmp / "faulty.sqlite", seeds, a.limit, read_timeout=a.read_timeout)
+        s_faulty = run(faulty.url, tmp / "faulty.sqlite", seeds, a.limit, read_timeout=a.read_timeout,
+                       planner_timeout=a.planner_timeout)
         n_req, injected = len(faulty.requests), list(faulty.injected)
     t_faulty = time.perf_counter() - t0
     e_clean, e_faulty = episode_table(tmp / "clean.sqlite", "faults"), episode_table(tmp / "faulty.sqlite", "faults")
@@ -202,7 +208,7 @@ def main(argv=None) -> int:
     lines += ["# Faults (issue 12, figure 3)", "",
               f"Command: `.venv/bin/python benchmarks/reliability/faults.py --seeds {a.seeds}"
               + (f" --limit {a.limit}" if a.limit else "") + f" --fault-rate {a.fault_rate} "
-              f"--read-timeout {a.read_timeout}`", "",
+              f"--read-timeout {a.read_timeout} --planner-timeout {a.planner_timeout:g}`", "",
               f"Machine: 2 shared cores, load average {load[0]:.1f} at the end. The papers report no such figure.", "",
               f"## (a) {METHOD} on {DATASET}, {len(e_clean)} episodes (seeds {a.seeds}), OpenAI-compatible fake endpoint",
               "", "| run | requests | injected faults | episodes | identical to clean (status, success, metrics, "
