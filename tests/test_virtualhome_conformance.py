@@ -48,8 +48,8 @@ def test_a_failing_gold_program_fails_the_same_way(compared):
     assert "already grabbed" in r["gp_msg"]
 
 
-#: a seeded sample of EAI's 342 gold programs (about 0.7 s of CPU each: the full set is
-#: benchmarks/vh_conformance.py, and test_all_342_gold_programs below, marked slow)
+#: a seeded sample of EAI's 342 gold programs (about 0.7 s of CPU each; `make test` also runs
+#: tests marked slow, so the full set, about 4 CPU minutes, is benchmarks/vh_conformance.py)
 SAMPLE_SEED, SAMPLE_SIZE = 7, 20
 
 
@@ -73,16 +73,6 @@ def test_seeded_sample_of_gold_programs_agrees():
     assert not bad, bad
     # the sample must exercise both verdicts of the reference executor's goal check
     assert any(r["ref_goal"] for r in rows)
-
-
-@pytest.mark.slow
-def test_all_342_gold_programs_meet_the_bar():
-    from groundplan.bench.datasets.eai import load_programs
-
-    rows, bad = _agreement(load_programs())
-    n = len(rows)
-    assert sum(r["exec_agree"] for r in rows) / n >= 0.98, bad
-    assert sum(r["goal_agree"] for r in rows) / n >= 0.98, bad
 
 
 @pytest.mark.slow
