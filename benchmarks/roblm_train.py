@@ -49,6 +49,7 @@ def main() -> None:
     ap.add_argument("--checkpoint-every", type=int, default=50)
     ap.add_argument("--max-minutes", type=float, default=None)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0, help="batch order (use another seed when resuming from a checkpoint)")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--limit", type=int, default=None, help="use the first N samples")
     a = ap.parse_args()
@@ -64,7 +65,7 @@ def main() -> None:
     print(f"model {lm.name} loaded in {load_s:.1f} s", flush=True)
     cfg = TrainConfig(steps=a.steps, batch_size=a.batch_size, lr=a.lr, max_len=a.max_len,
                       checkpoint_every=a.checkpoint_every, train_top_layers=a.top_layers, max_minutes=a.max_minutes,
-                      threads=a.threads, warmup=a.warmup)
+                      threads=a.threads, warmup=a.warmup, seed=a.seed)
     log = (a.out / "train_log.jsonl").open("w")
 
     def on_step(rec: dict) -> None:
