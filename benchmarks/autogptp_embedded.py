@@ -87,7 +87,7 @@ def main() -> int:
                     vals = [r.metrics.get(key) for r in rows]
                     return "-" if all(v is None for v in vals) else f"{sum(bool(v) for v in vals) / n:.2f}"
 
-                errors = sum(1 for r in rows if r.status in ("error", "crash"))
+                errors = sum(1 for r in rows if r.status in ("error", "crash", "invalid"))
                 calls = statistics.mean(r.llm_calls for r in rows)
                 tok = statistics.mean(r.prompt_tokens + r.completion_tokens for r in rows)
                 ptok = statistics.mean(r.prompt_tokens for r in rows)
@@ -97,7 +97,7 @@ def main() -> int:
                              f"| {errors} | {calls:.1f} | {tok:.0f} ({ptok:.0f}+{ctok:.0f}) | {secs:.1f} |")
                 out[f"{key}:{sub}"] = {"n": n, "success": sum(r.success for r in rows) / n, "errors": errors,
                                        "llm_calls": calls, "tokens": tok, "seconds_median": secs,
-                                       "error_messages": [r.error for r in rows if r.status in ("error", "crash")]}
+                                       "error_messages": [r.error for r in rows if r.status in ("error", "crash", "invalid")]}
     text = "\n".join(lines)
     print(text)
     args.md.parent.mkdir(parents=True, exist_ok=True)
