@@ -147,7 +147,9 @@ def build(runs: dict[str, dict[str, Any]], backend: str, common: bool,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description="COWP Table 4 from a groundplan results file")
-    ap.add_argument("--db", type=Path, default=Path("results/cowp.sqlite"))
+    ap.add_argument("--db", type=Path, action="append",
+                    help="results file (repeatable: the trials of one run id are merged over the files, an earlier "
+                         "file's trial winning; check agreement with cowp_same_runs.py); default results/cowp.sqlite")
     ap.add_argument("--backend", default="embedded", help="backend of the LLM methods' runs (embedded, openai, ...)")
     ap.add_argument("--common", action="store_true", help="count only trials every run has")
     ap.add_argument("--first", type=int, help="count only the first K trials of each task")
@@ -155,7 +157,14 @@ def main() -> None:
     ap.add_argument("--md", type=Path, help="write the markdown here")
     ap.add_argument("--json", type=Path, help="write the numbers here")
     a = ap.parse_args()
-    runs = load(a.db)
+    runs: dict[str, dict[str, Any]] = {}
+    for db in a.db or [Path("results/cowp.sqlite")]:
+        for rid, r in load(db).items():
+            if rid not in runs:
+                runs[rid] = r
+                continue
+            have = {(t["task"], t["seed"]) for t in runs[rid]["trials"]}
+            runs[rid]["trials"] += [t for t in r["trials"] if (t["task"], t["seed"]) not in have]
     only = {m.strip() for m in a.only.split(",") if m.strip()} if a.only else None
     md, numbers = build(runs, a.backend, a.common, only, a.first)
     print(md)
