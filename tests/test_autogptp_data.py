@@ -1,7 +1,6 @@
 """The foundation on AutoGPT+P's own data (a sample here; the full runs are benchmarks)."""
 
 import pytest
-
 from conftest import needs_data
 
 

@@ -3,7 +3,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import KITCHEN
 
 GP = [sys.executable, "-m", "groundplan.cli.main"]
