@@ -167,11 +167,11 @@ def main() -> None:
             runs[rid]["trials"] += [t for t in r["trials"] if (t["task"], t["seed"]) not in have]
     only = {m.strip() for m in a.only.split(",") if m.strip()} if a.only else None
     md, numbers = build(runs, a.backend, a.common, only, a.first)
-    print(md)
     if a.md:
         a.md.write_text(md, encoding="utf-8")
     if a.json:
         a.json.write_text(json.dumps(numbers, indent=1, default=str) + "\n", encoding="utf-8")
+    print(md)
 
 
 if __name__ == "__main__":
