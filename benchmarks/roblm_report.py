@@ -46,7 +46,8 @@ def fig5(records: dict[str, list[dict]], cmds: dict[str, str]) -> str:
     for key, label in (("fd_unseen", "Baseline (FD)"), ("untrained_unseen:none", "untrained, no context"),
                        ("untrained_unseen:scene_graph", "untrained, scene graph"),
                        ("finetuned_unseen:none", "RobLM, no context"),
-                       ("finetuned_unseen:scene_graph", "RobLM, scene graph")):
+                       ("finetuned_unseen:scene_graph", "RobLM, scene graph"),
+                       ("ft100_none", "RobLM 100 steps, no context"), ("ft100_sg", "RobLM 100 steps, scene graph")):
         name, _, ctx = key.partition(":")
         rows = [r for r in records.get(name, []) if not ctx or r["context"] == ctx]
         if rows:
@@ -171,14 +172,15 @@ def main() -> None:
     ap.add_argument("--train", type=Path, default=Path("/tmp/roblm/run1"))
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    names = ["fd_seen", "fd_unseen", "untrained_unseen", "finetuned_unseen", "finetuned_seen", "sampling", "speed"]
+    names = ["fd_seen", "fd_unseen", "untrained_unseen", "finetuned_unseen", "finetuned_seen", "sampling", "speed",
+             "ft100_none", "ft100_sg"]
     records = {n: load(a.eval / f"{n}.jsonl") for n in names}
     cmds = {}
     cmd_file = a.eval / "commands.json"
     if cmd_file.is_file():
         cmds = json.loads(cmd_file.read_text())
     load_note = cmds.pop("_load", "load not recorded")
-    (OUT / "fig5_accuracy.md").write_text(fig5(records, {k: v for k, v in cmds.items() if "unseen" in k}))
+    (OUT / "fig5_accuracy.md").write_text(fig5(records, {k: v for k, v in cmds.items() if "unseen" in k or k.startswith("ft100")}))
     (OUT / "table2_subtask_success.md").write_text(table2(records, {k: v for k, v in cmds.items()
                                                                     if k.startswith(("fd", "finetuned"))}))
     if records["sampling"]:
