@@ -30,6 +30,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", help="write per-row results here")
     ap.add_argument("--ids", nargs="*", help="only these task ids")
+    ap.add_argument("--timeout", type=float, default=120.0,
+                    help="seconds per plan: astar(ff()) gets half, the greedy fallback the rest (the original "
+                         "ran astar(ff()) without a limit in its validation path)")
     ap.add_argument("--no-typecheck", action="store_true",
                     help="accept ill-typed goal atoms as the original did (a few desired goals swap arguments)")
     args = ap.parse_args()
@@ -45,7 +48,7 @@ def main() -> int:
             t0 = time.perf_counter()
             try:
                 pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
-                out = plan_and_check(pt, t.goal, planner, timeout=120, typecheck=not args.no_typecheck)
+                out = plan_and_check(pt, t.goal, planner, timeout=args.timeout, typecheck=not args.no_typecheck)
                 row = {"id": t.id, "set": t.subset if t.dataset == "autogptp-saycan" else t.subset,
                        "dataset": t.dataset, "status": out.status, "reached": out.goal_reached, "cost": out.cost,
                        "min_costs": t.extras.get("min_costs"), "plan": list(out.plan), "error": out.error,
