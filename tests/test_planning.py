@@ -89,3 +89,26 @@ def test_pyperplan_on_strips(tmp_path):
     assert res.status == PlanStatus.SOLVED and res.plan == ("push b r1 r2", "push b r2 r3")
     fd = get_planner("fast-downward").plan(d, p)
     assert fd.plan == res.plan
+
+
+def test_pruning_keeps_every_object_a_quantified_goal_ranges_over():
+    """A forall over a pruned problem would hold vacuously: all objects of its type stay."""
+    from groundplan.knowledge.oam import default_oam
+    from groundplan.planners.pruning import relevant_objects
+    from groundplan.skills.builder import build_task
+    from groundplan.skills.skillset import load_skillset
+    from groundplan.world.generate import household_scene
+
+    pt = build_task(load_skillset("household"), household_scene(60, seed=1), default_oam(), strict=False)
+    assert len(pt.problem.objects) > 40  # above the pruning threshold
+    goal = parse_goal("(forall (?x - apple) (on ?x table0))")
+    keep = relevant_objects(pt.domain, pt.problem.with_goal(goal))
+    apples = set(pt.problem.objects_of_type(pt.domain, "apple"))
+    assert len(apples) == 8 and apples <= keep
+    # end to end: (forall (?x - refrigerator) (opened ?x)) does not hold initially; the plan opens it
+    goal = parse_goal("(forall (?x - refrigerator) (opened ?x))")
+    assert not evaluate_goal(goal, pt.domain, pt.problem, pt.problem.init).success
+    res = get_planner("fast-downward").plan(pt.domain, pt.problem.with_goal(goal), timeout=60)
+    assert res.solved and res.plan, res
+    final = execute_plan(pt.domain, pt.problem, res.plan)
+    assert final.failed is None and evaluate_goal(goal, pt.domain, pt.problem, final.final_facts).success

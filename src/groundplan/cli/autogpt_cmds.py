@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from groundplan.errors import GroundplanError
@@ -21,7 +22,7 @@ err = Console(stderr=True)
 
 
 def _fail(msg: str) -> None:
-    err.print(f"[red]error:[/red] {' '.join(str(msg).split())}", highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(' '.join(str(msg).split()))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from groundplan.errors import GroundplanError
@@ -25,7 +26,7 @@ def _db(path: Optional[Path]) -> Path:
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {msg}", highlight=False, soft_wrap=True, markup=True)
+    err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True, markup=True)
     raise typer.Exit(code)
 
 

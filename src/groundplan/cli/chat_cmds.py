@@ -19,6 +19,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from groundplan.errors import GroundplanError
@@ -31,7 +32,7 @@ HELP = ("Type an instruction. After a plan: type a correction to revise it, or p
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    _err.print(f"[red]error:[/red] {msg}")
+    _err.print(f"[red]error:[/red] {escape(str(msg))}")
     raise typer.Exit(code)
 
 
@@ -263,7 +264,7 @@ def chat_command(
                 if not chat.handle(line):
                     break
             except GroundplanError as exc:
-                _err.print(f"[red]error:[/red] {exc}")
+                _err.print(f"[red]error:[/red] {escape(str(exc))}")
     except KeyboardInterrupt:
         _out.print("")
     finally:

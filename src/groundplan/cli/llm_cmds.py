@@ -13,6 +13,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from groundplan.errors import GroundplanError
 
@@ -67,7 +68,7 @@ class _LLMOptions:
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    _err.print(f"[red]error:[/red] {msg}", highlight=False, soft_wrap=True, markup=True)
+    _err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True, markup=True)
     raise typer.Exit(code)
 
 

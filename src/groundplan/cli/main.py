@@ -3,6 +3,7 @@ no traceback unless GROUNDPLAN_DEBUG=1."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -11,6 +12,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from groundplan.errors import GroundplanError
 
@@ -23,19 +25,72 @@ err = Console(stderr=True)
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {msg}", highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
-def _planner(name: str, timeout: float):
+@app.callback()
+def _root(limits_file: Optional[Path] = typer.Option(
+        None, "--limits", help="TOML file whose [limits] table sets the resource bounds "
+                               "(default: $GROUNDPLAN_CONFIG, else ./groundplan.toml; see `groundplan limits`)")):
+    """groundplan: grounded LLM task planning for robots."""
+    from groundplan.limits import load, set_current
+
+    if limits_file is not None:
+        set_current(load(limits_file), source=f"{limits_file} (--limits)")
+
+
+@app.command("limits")
+def limits_command(as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
+    """Show the resource bounds in force and where they come from."""
+    from rich.table import Table
+
+    from groundplan.limits import Limits, current, source
+
+    lim, default = current(), Limits()
+    if as_json:
+        sys.stdout.write(json.dumps(dataclasses.asdict(lim)) + "\n")
+        return
+    t = Table(title=escape("resource bounds ([limits] in --limits FILE, $GROUNDPLAN_CONFIG or ./groundplan.toml)"))
+    for col in ("limit", "value", "default", "what it bounds"):
+        t.add_column(col)
+    docs = _limit_docs()
+    for f in dataclasses.fields(Limits):
+        v, d = getattr(lim, f.name), getattr(default, f.name)
+        t.add_row(f.name, f"{v:g}" if v == d else f"[bold]{v:g}[/bold]", f"{d:g}", docs.get(f.name, ""))
+    out.print(t)
+    out.print(f"source: {source()}", highlight=False)
+
+
+def _limit_docs() -> dict[str, str]:
+    """The ``#:`` comments above each field of groundplan.limits.Limits."""
+    import inspect
+
+    import groundplan.limits as mod
+
+    docs, pending = {}, []
+    for line in inspect.getsource(mod.Limits).splitlines():
+        line = line.strip()
+        if line.startswith("#:"):
+            pending.append(line[2:].strip())
+        elif ":" in line and pending and not line.startswith(("def", "@", "class")):
+            for name in line.split(":")[0].split(","):
+                docs[name.strip()] = " ".join(pending)
+            pending = []
+    return docs
+
+
+def _planner(name: str, timeout: Optional[float]):
     from groundplan.planners import PlannerLimits, get_planner
 
     if name == "fast-downward":
-        return get_planner(name, limits=PlannerLimits(timeout=timeout))
+        limits = PlannerLimits.configured()
+        return get_planner(name, limits=limits if timeout is None else dataclasses.replace(limits, timeout=timeout))
     return get_planner(name)
 
 
-def _plan_one(scene: str, goal: str, check: Optional[str], skills: str, oam: Optional[str], planner, timeout: float,
+def _plan_one(scene: str, goal: str, check: Optional[str], skills: str, oam: Optional[str], planner,
+              timeout: Optional[float],
               lenient: bool):
     from groundplan.sim.pipeline import build, plan_and_check
 
@@ -52,7 +107,8 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
          as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
          jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="batch: one {scene, goal, check} per line"),
          planner_name: str = typer.Option("fast-downward", "--planner"),
-         timeout: float = typer.Option(60.0, "--timeout", help="seconds per plan"),
+         timeout: Optional[float] = typer.Option(None, "--timeout",
+                                                 help="seconds per plan (default: the limit planner_timeout)"),
          lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)")):
     """Plan GOAL in SCENE; print the plan (one action per line), its cost and time."""
     planner = _planner(planner_name, timeout)
@@ -176,7 +232,7 @@ def main() -> None:
     except GroundplanError as exc:
         if os.environ.get("GROUNDPLAN_DEBUG"):
             raise
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -189,7 +245,7 @@ def main() -> None:
             sys.exit(1)
         if os.environ.get("GROUNDPLAN_DEBUG"):
             raise
-        err.print(f"[red]internal error:[/red] {type(exc).__name__}: {exc} (set GROUNDPLAN_DEBUG=1 for a traceback)",
+        err.print(f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} (set GROUNDPLAN_DEBUG=1 for a traceback)",
                   highlight=False, soft_wrap=True)
         sys.exit(1)
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from groundplan.limits import current as current_limits
+
 DEFAULT_KEY_ENV = ("GROUNDPLAN_API_KEY", "OPENAI_API_KEY")
 CACHE_ENV = "GROUNDPLAN_CACHE"
 
@@ -47,8 +49,9 @@ class LLMConfig:
     #: transcripts the replay backend answers from
     replay: tuple[Path, ...] = ()
 
-    #: longest answer text a method ever sees (longer answers are cut, finish_reason "length")
-    max_output_chars: int = 100_000
+    #: longest answer text a method ever sees (longer answers are cut, finish_reason "length");
+    #: default: the configured limit llm_max_output_chars (groundplan.limits)
+    max_output_chars: int = field(default_factory=lambda: current_limits().llm_max_output_chars)
 
     #: scripted backend: answers in order (tests)
     script: tuple[str, ...] = ()

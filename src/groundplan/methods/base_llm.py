@@ -10,6 +10,7 @@ import time
 
 from groundplan.bench.task import Task
 from groundplan.errors import GroundplanError
+from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -24,7 +25,7 @@ from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, vh_command_t
 from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
 from groundplan.methods.brainbody.envs import make_env
 
-MAX_COMMANDS = 40
+MAX_COMMANDS = 40  # default of the configured limit plan_max_steps (groundplan.limits)
 
 
 def vh_program_examples(n: int = 3) -> str:
@@ -48,7 +49,7 @@ def read_commands(text: str) -> list[str]:
         m = re.search(r"(<(?:char\d+|rob\d+)>\s*)?\[\w+\][^\n]*", line)
         if m:
             out.append(m.group(0).strip())
-        if len(out) >= MAX_COMMANDS:
+        if len(out) >= current_limits().plan_max_steps:
             break
     return out
 

@@ -23,6 +23,7 @@ from typing import Callable, Optional, Sequence
 
 from groundplan.bench.task import Task
 from groundplan.errors import GroundplanError
+from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -39,7 +40,7 @@ from groundplan.methods.brainbody.envs import VHEnv
 DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the_lime", "wash_mug",
                     "refrigerate_the_salmon", "bring_me_some_fruit", "wash_clothes", "put_apple_in_fridge")
 MAX_PER_SUBGOAL = 10
-MAX_PROGRAM_LINES = 200
+MAX_PROGRAM_LINES = 200  # default of the configured limit program_max_lines (groundplan.limits)
 _WORD = re.compile(r"\b[a-z][a-z0-9_]*")
 #: one call of the program: ``name('a', 'b')`` (quotes optional), a trailing ``;`` or comment allowed
 _STEP = re.compile(r"^([a-z][a-z0-9_]*)\s*\(\s*((?:['\"]?[A-Za-z0-9_]+['\"]?\s*(?:,\s*)?){0,2})\)\s*;?\s*$")
@@ -105,7 +106,7 @@ def parse_step(action: str, actions: Sequence[str]) -> Optional[list[str]]:
 def subgoals(program: str) -> list[tuple[str, list[str]]]:
     """(sub-goal comment, lines) in order; lines before the first comment go to '0'."""
     out: list[tuple[str, list[str]]] = [("0", [])]
-    for raw in program.split("\n")[:MAX_PROGRAM_LINES]:
+    for raw in program.split("\n")[:current_limits().program_max_lines]:
         line = raw.strip()
         if not line:
             continue
@@ -190,7 +191,7 @@ def execute_program(program: str, env: VHEnv, agent: "_Agent", ask: Callable[[st
     from groundplan.prompts.progprompt import load
 
     skills = tuple(env.world.domain.action_map)
-    res = LoopResult(program.split("\n")[:MAX_PROGRAM_LINES])
+    res = LoopResult(program.split("\n")[:current_limits().program_max_lines])
     total = 0
     check = ""
     last_assert = None

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from groundplan.errors import GoalError, GoalErrorKind, PDDLSyntaxError
+from groundplan.limits import current as current_limits
 from groundplan.pddl.formula import (
     And,
     Atom,
@@ -32,25 +33,33 @@ FORMAT_FEEDBACK = "Your previous answer did not contain a goal in the correct fo
 
 @dataclass(frozen=True)
 class GoalLimits:
-    """Resource bounds on a goal (configurable; see the reliability issue)."""
+    """Resource bounds on a goal. The defaults in force come from the configuration
+    (groundplan.limits: goal_max_chars, goal_max_depth, goal_max_size, goal_max_disjuncts)."""
 
     max_chars: int = 20_000
     max_depth: int = 30
     max_size: int = 5_000
     max_disjuncts: int = 5_000
 
+    @classmethod
+    def configured(cls) -> "GoalLimits":
+        lim = current_limits()
+        return cls(lim.goal_max_chars, lim.goal_max_depth, lim.goal_max_size, lim.goal_max_disjuncts)
+
 
 DEFAULT_LIMITS = GoalLimits()
 
 
-def parse_goal(text: str, *, limits: GoalLimits = DEFAULT_LIMITS) -> Formula:
+def parse_goal(text: str, *, limits: GoalLimits | None = None) -> Formula:
     """Parse a goal in standard PDDL ``(and (inhand apple0 human0))``, wrapped in
-    ``(:goal ...)``, or in the AutoGPT+P form ``and (inhand apple0 human0)``."""
+    ``(:goal ...)``, or in the AutoGPT+P form ``and (inhand apple0 human0)``. ``limits``:
+    the configured ones (:class:`GoalLimits`) unless given."""
+    limits = limits or GoalLimits.configured()
     if text is None:
         raise GoalError(GoalErrorKind.SYNTAX, "empty goal", feedback=FORMAT_FEEDBACK)
     text = text.strip()
     if len(text) > limits.max_chars:
-        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal text longer than {limits.max_chars} characters",
+        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal text longer than {limits.max_chars} characters (limit goal_max_chars)",
                         feedback=FORMAT_FEEDBACK)
     if not text:
         raise GoalError(GoalErrorKind.SYNTAX, "empty goal", feedback=FORMAT_FEEDBACK)
@@ -59,7 +68,7 @@ def parse_goal(text: str, *, limits: GoalLimits = DEFAULT_LIMITS) -> Formula:
     # every node but a variable list opens a parenthesis: refuse a too-large goal before parsing it
     nodes = text.count("(") - text.count("(?") - 1
     if nodes > limits.max_size:
-        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has about {nodes} nodes, more than {limits.max_size}",
+        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has about {nodes} nodes, more than {limits.max_size} (limit goal_max_size)",
                         feedback="Your previous goal was too large. Please give a shorter goal")
     try:
         exprs = parse_sexprs(text, max_depth=limits.max_depth + 2)
@@ -88,10 +97,10 @@ def parse_goal(text: str, *, limits: GoalLimits = DEFAULT_LIMITS) -> Formula:
         raise GoalError(GoalErrorKind.SYNTAX, f"goal: {exc.detail}",
                         feedback=f"{FORMAT_FEEDBACK} ({exc.detail})") from None
     if size(f) > limits.max_size:
-        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has {size(f)} nodes, more than {limits.max_size}",
+        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has {size(f)} nodes, more than {limits.max_size} (limit goal_max_size)",
                         feedback="Your previous goal was too large. Please give a shorter goal")
     if depth(f) > limits.max_depth:
-        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal nested {depth(f)} deep, more than {limits.max_depth}",
+        raise GoalError(GoalErrorKind.TOO_LARGE, f"goal nested {depth(f)} deep, more than {limits.max_depth} (limit goal_max_depth)",
                         feedback="Your previous goal was nested too deeply. Please give a flatter goal")
     return f
 
@@ -244,10 +253,12 @@ Conjunct = tuple[Literal, ...]
 
 
 def to_dnf(f: Formula, *, objects_of_type: Callable[[str], list[str]] | None = None,
-           max_disjuncts: int = DEFAULT_LIMITS.max_disjuncts) -> tuple[Conjunct, ...]:
+           max_disjuncts: int | None = None) -> tuple[Conjunct, ...]:
     """Disjunctive normal form as a tuple of conjunctions of literals. Quantifiers are
     expanded over the objects of their type (``objects_of_type`` must then be given).
     Raises GoalError(TOO_LARGE) beyond ``max_disjuncts``."""
+    if max_disjuncts is None:
+        max_disjuncts = current_limits().goal_max_disjuncts
     return tuple(_dnf(_nnf(f, True, objects_of_type), max_disjuncts))
 
 
@@ -283,7 +294,7 @@ def _dnf(f: Formula, cap: int) -> list[Conjunct]:
         for a in f.args:
             out.extend(_dnf(a, cap))
             if len(out) > cap:
-                raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has more than {cap} disjuncts in DNF",
+                raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has more than {cap} disjuncts in DNF (limit goal_max_disjuncts)",
                                 feedback="Your previous goal has too many alternatives. Please give a simpler goal")
         return out
     # And
@@ -291,7 +302,7 @@ def _dnf(f: Formula, cap: int) -> list[Conjunct]:
     for a in f.args:
         parts = _dnf(a, cap)
         if len(acc) * len(parts) > cap:
-            raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has more than {cap} disjuncts in DNF",
+            raise GoalError(GoalErrorKind.TOO_LARGE, f"goal has more than {cap} disjuncts in DNF (limit goal_max_disjuncts)",
                             feedback="Your previous goal has too many alternatives. Please give a simpler goal")
         acc = [x + y for x in acc for y in parts]
     return [tuple(dict.fromkeys(c)) for c in acc]

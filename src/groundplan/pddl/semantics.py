@@ -60,7 +60,7 @@ def violations(conj: Conjunct, conditions: Sequence[SemanticCondition]) -> list[
 
 
 def check_semantics(goal: Formula, domain: Domain, problem: Problem,
-                    conditions: Sequence[SemanticCondition], *, max_disjuncts: int = 5000) -> None:
+                    conditions: Sequence[SemanticCondition], *, max_disjuncts: int | None = None) -> None:
     """Raise GoalError(SEMANTIC) with the condition's message if no disjunct satisfies
     all conditions (Algorithm 4)."""
     if not conditions:

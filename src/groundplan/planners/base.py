@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Callable, Protocol
 
 from groundplan.errors import ConfigError
+from groundplan.limits import current as current_limits
 from groundplan.pddl.model import Domain, Problem
 
 
@@ -36,8 +37,14 @@ class PlanResult:
 
 @dataclass(frozen=True)
 class PlannerLimits:
-    timeout: float = 60.0  # seconds, whole call
-    memory_mb: int = 4096  # search process address-space cap
+    timeout: float = 60.0  # seconds, whole call: translation and search
+    memory_mb: int = 4096  # address-space cap of the translator and search processes
+
+    @classmethod
+    def configured(cls) -> "PlannerLimits":
+        """The configured bounds (groundplan.limits: planner_timeout, planner_memory_mb)."""
+        lim = current_limits()
+        return cls(lim.planner_timeout, lim.planner_memory_mb)
 
 
 class Planner(Protocol):
@@ -73,7 +80,7 @@ def get_planner(name: str = "fast-downward", *, prune_above: int | None = 40, is
     if isolate:
         from groundplan.planners.isolated import IsolatedPlanner
 
-        planner = IsolatedPlanner(planner, kwargs.get("limits") or PlannerLimits())
+        planner = IsolatedPlanner(planner, kwargs.get("limits") or PlannerLimits.configured())
     return planner
 
 

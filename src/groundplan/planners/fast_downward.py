@@ -1,7 +1,7 @@
 """Fast Downward, the real one from the up-fast-downward wheel.
 
-The translator runs in this process (no fresh interpreter per plan), and its output is
-cached per (domain, initial state): the task is translated once with an anchor goal and
+The translator runs in a forked child of this process (no fresh interpreter per plan; held to
+the call's time and memory bounds), and its output is cached per (domain, initial state): the task is translated once with an anchor goal and
 all variables kept, and each new goal is written straight into the SAS task - a goal
 section for a plain conjunction, or a goal axiom for disjunctions and negations. The
 search binary (``downward``, ``astar(ff())`` by default as in AutoGPT+P) then runs on it.
@@ -48,14 +48,18 @@ def downward_binary() -> Path:
     return p
 
 
-def translate_in_process(domain_text: str, problem_text: str, extra_options: tuple[str, ...] = ()) -> tuple[str, str]:
-    """Run FD's translator in this interpreter. Returns (sas_text, translator_log)."""
+def _import_translator():
     from fast_downward.translate import main as tmain
     from fast_downward.translate import normalize, options
     from fast_downward.translate.pddl_parser import lisp_parser, parsing_functions
 
+    return tmain, normalize, options, lisp_parser, parsing_functions
+
+
+def _translate(domain_text: str, problem_text: str, extra_options: tuple[str, ...]) -> tuple[str, str]:
+    tmain, normalize, options, lisp_parser, parsing_functions = _import_translator()
     log = io.StringIO()
-    with _TRANSLATE_LOCK, contextlib.redirect_stdout(log):
+    with contextlib.redirect_stdout(log):
         options.set_options(["domain.pddl", "problem.pddl", *extra_options])
         try:
             dom = lisp_parser.parse_nested_list(io.StringIO(domain_text))
@@ -65,11 +69,111 @@ def translate_in_process(domain_text: str, problem_text: str, extra_options: tup
             sas = tmain.pddl_to_sas(task)
         except SystemExit as exc:  # the translator exits on bad input
             raise PlannerError(f"Fast Downward translator rejected the task: {log.getvalue().strip().splitlines()[-1:] or exc}") from None
+        except MemoryError:
+            raise
         except Exception as exc:  # noqa: BLE001 - report translator crashes as planner errors
             raise PlannerError(f"Fast Downward translator failed: {type(exc).__name__}: {exc}") from None
         out = io.StringIO()
         sas.output(out)
     return out.getvalue(), log.getvalue()
+
+
+def translate_in_process(domain_text: str, problem_text: str, extra_options: tuple[str, ...] = ()) -> tuple[str, str]:
+    """Run FD's translator in this interpreter, unbounded. Returns (sas_text, translator_log)."""
+    with _TRANSLATE_LOCK:
+        return _translate(domain_text, problem_text, extra_options)
+
+
+class TranslationTimeout(PlannerError):
+    """The translator did not finish within its wall-time bound."""
+
+
+def _translate_child(domain_text: str, problem_text: str, extra_options: tuple[str, ...], memory_mb: int,
+                     fd: int) -> None:
+    """Runs in the forked child: translate under an address-space cap, write one pickled
+    message to ``fd``, and leave with os._exit (no atexit handlers, no parent state)."""
+    import pickle
+
+    code = 0
+    try:
+        # the child inherits the parent's address space (a loaded model can be gigabytes):
+        # the bound is what translation may add to it
+        with contextlib.suppress(ValueError, OSError):
+            with open("/proc/self/statm") as fh:
+                size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+            cap = size + memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        try:
+            msg = ("ok", *_translate(domain_text, problem_text, extra_options))
+        except MemoryError:
+            msg = ("memory", "", "")
+        except PlannerError as exc:
+            msg = ("error", str(exc), "")
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            msg = ("error", f"Fast Downward translator failed: {type(exc).__name__}: {str(exc)[:300]}", "")
+        data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except BaseException:  # noqa: BLE001 - out of memory while reporting: the parent sees no message
+        code = 3
+    finally:
+        os._exit(code)
+
+
+def translate_bounded(domain_text: str, problem_text: str, extra_options: tuple[str, ...] = (), *,
+                      timeout: float, memory_mb: int) -> tuple[str, str]:
+    """FD's translator in a forked child (no fresh interpreter: the modules are imported here
+    first) with a wall-time and an address-space bound: grounding a pathological task can
+    take minutes and gigabytes. Raises TranslationTimeout past ``timeout``, PlannerError past
+    ``memory_mb``. The fork costs a few milliseconds; translations are cached per task. A
+    bare os.fork, so it works inside daemonic worker processes too."""
+    import pickle
+    import select
+    import signal
+
+    _import_translator()
+    deadline = time.monotonic() + max(0.01, timeout)
+    rfd, wfd = os.pipe()
+    with _TRANSLATE_LOCK:  # no other thread is inside the translator's module state while we fork
+        pid = os.fork()
+    if pid == 0:  # child
+        os.close(rfd)
+        _translate_child(domain_text, problem_text, extra_options, memory_mb, wfd)
+    os.close(wfd)
+    chunks: list[bytes] = []
+    timed_out = False
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([rfd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(rfd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(rfd)
+        if timed_out:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if timed_out:
+        raise TranslationTimeout(f"translation exceeded the {timeout:.1f} s bound (limit planner_timeout)")
+    try:
+        msg = pickle.loads(b"".join(chunks)) if chunks else None
+    except Exception:  # noqa: BLE001 - a cut message: the child died writing it
+        msg = None
+    if msg is None or msg[0] == "memory":
+        raise PlannerError(f"translation needed more than {memory_mb} MB (limit planner_memory_mb); the goal or "
+                           f"scene is too large")
+    if msg[0] == "error":
+        raise PlannerError(msg[1])
+    return msg[1], msg[2]
 
 
 # ----------------------------------------------------------------------------- SAS base task
@@ -183,7 +287,8 @@ class FastDownwardPlanner:
 
     def __init__(self, search: str = "astar(ff())", translate_cache: bool = True, cache_size: int = 64,
                  limits: PlannerLimits | None = None, max_goal_rules: int = 20_000,
-                 fallback_search: str | None = "lazy_greedy([ff()], preferred=[ff()])", primary_share: float = 0.5):
+                 fallback_search: str | None = "lazy_greedy([ff()], preferred=[ff()])", primary_share: float = 0.5,
+                 bound_translation: bool = True):
         """`search` runs first with `primary_share` of the time left; if it runs out of time,
         `fallback_search` (greedy, usually far faster on long-horizon goals such as clearing a
         counter, with no guarantee of a cheapest plan) gets the rest. None disables it."""
@@ -192,7 +297,8 @@ class FastDownwardPlanner:
         self.primary_share = primary_share
         self.translate_cache = translate_cache
         self.cache_size = cache_size
-        self.limits = limits or PlannerLimits()
+        self.limits = limits or PlannerLimits.configured()
+        self.bound_translation = bound_translation
         self.max_goal_rules = max_goal_rules
         self._cache: OrderedDict[str, SASBase] = OrderedDict()
         self._binary = downward_binary()
@@ -205,13 +311,17 @@ class FastDownwardPlanner:
         if problem.goal is None:
             return PlanResult(PlanStatus.INVALID, error="problem has no goal")
         timings: dict[str, float] = {}
+        deadline = t0 + timeout
         try:
-            sas_text = self._sas_with_goal(domain, problem, timings) if self.translate_cache else None
+            sas_text = self._sas_with_goal(domain, problem, timings, deadline) if self.translate_cache else None
             if sas_text is _FALLBACK or sas_text is None:
                 ta = time.perf_counter()
-                sas_text, _ = translate_in_process(write_domain(domain, comments=False), write_problem(problem))
+                sas_text, _ = self._translate(write_domain(domain, comments=False), write_problem(problem), (),
+                                              deadline)
                 self.stats["translations"] += 1
                 timings["translate"] = time.perf_counter() - ta
+        except TranslationTimeout as exc:
+            return PlanResult(PlanStatus.TIMEOUT, seconds=time.perf_counter() - t0, error=str(exc), timings=timings)
         except GoalError as exc:
             return PlanResult(PlanStatus.INVALID, seconds=time.perf_counter() - t0, error=str(exc))
         except PlannerError as exc:
@@ -234,7 +344,15 @@ class FastDownwardPlanner:
         return PlanResult(res.status, res.plan, res.cost, time.perf_counter() - t0, res.log, res.error, timings)
 
     # -- translation with the per-task cache
-    def _base(self, domain: Domain, problem: Problem, timings: dict) -> SASBase:
+    def _translate(self, dtext: str, ptext: str, options: tuple[str, ...], deadline: float) -> tuple[str, str]:
+        if not self.bound_translation:
+            return translate_in_process(dtext, ptext, options)
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            raise TranslationTimeout("no time left for translation (limit planner_timeout)")
+        return translate_bounded(dtext, ptext, options, timeout=left, memory_mb=self.limits.memory_mb)
+
+    def _base(self, domain: Domain, problem: Problem, timings: dict, deadline: float) -> SASBase:
         dtext = write_domain(_anchored(domain), comments=False)
         ptext = write_problem(problem, goal_override=f"({ANCHOR})")
         key = hashlib.sha256((dtext + "\0" + ptext).encode()).hexdigest()
@@ -245,7 +363,7 @@ class FastDownwardPlanner:
             timings["translate"] = 0.0
             return base
         ta = time.perf_counter()
-        sas, _ = translate_in_process(dtext, ptext, ("--keep-unimportant-variables",))
+        sas, _ = self._translate(dtext, ptext, ("--keep-unimportant-variables",), deadline)
         base = SASBase(sas)
         timings["translate"] = time.perf_counter() - ta
         self.stats["translations"] += 1
@@ -254,8 +372,8 @@ class FastDownwardPlanner:
             self._cache.popitem(last=False)
         return base
 
-    def _sas_with_goal(self, domain: Domain, problem: Problem, timings: dict):
-        base = self._base(domain, problem.with_goal(None), timings)
+    def _sas_with_goal(self, domain: Domain, problem: Problem, timings: dict, deadline: float):
+        base = self._base(domain, problem.with_goal(None), timings, deadline)
         ev = Evaluator(domain, problem, problem.init)
         dnf = to_dnf(problem.goal, objects_of_type=ev.objects_of_type)
         try:
@@ -407,4 +525,4 @@ def parse_plan_file(text: str) -> tuple[tuple[str, ...], float | None]:
     return tuple(steps), cost
 
 
-__all__ = ["FastDownwardPlanner", "translate_in_process", "downward_binary", "parse_plan_file", "TypedVar"]
+__all__ = ["FastDownwardPlanner", "translate_in_process", "translate_bounded", "TranslationTimeout", "downward_binary", "parse_plan_file", "TypedVar"]

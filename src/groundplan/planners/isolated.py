@@ -14,7 +14,7 @@ import os
 import resource
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from groundplan.pddl.model import Domain, Problem
 from groundplan.planners.base import Planner, PlannerLimits, PlanResult, PlanStatus
@@ -40,7 +40,7 @@ def _child(planner: Planner, domain: Domain, problem: Problem, timeout: float, m
 @dataclass
 class IsolatedPlanner:
     inner: Planner
-    limits: PlannerLimits = PlannerLimits()
+    limits: PlannerLimits = field(default_factory=PlannerLimits.configured)
 
     @property
     def name(self) -> str:

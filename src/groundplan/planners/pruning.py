@@ -8,14 +8,16 @@ the goal's objects, the agents, every location, what the kept objects stand on o
 the goal's achieving actions need. If the reduced task has no plan it widens to the full
 task, so pruning never turns a solvable task into an unsolvable one. Plans from a reduced
 task are valid in the full task (the kept facts are unchanged and the removed objects do
-not occur in them); they may be costlier than a plan that uses a removed object."""
+not occur in them); they may be costlier than a plan that uses a removed object. A
+quantified goal ranges over every object of its variables' types: those are all kept (a
+forall over a pruned problem would otherwise hold vacuously)."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
-from groundplan.pddl.formula import Literal, atoms
+from groundplan.pddl.formula import And, Exists, Forall, Imply, Literal, Not, Or, atoms
 from groundplan.pddl.model import Domain, Problem
 from groundplan.planners.base import Planner, PlanResult, PlanStatus
 
@@ -31,10 +33,25 @@ class PruneReport:
     widened: bool
 
 
+def quantified_types(f) -> set[str]:
+    """Types of the variables of every forall / exists in a formula."""
+    if isinstance(f, (Forall, Exists)):
+        return {v.type for v in f.vars} | quantified_types(f.body)
+    if isinstance(f, (And, Or)):
+        return set().union(*(quantified_types(a) for a in f.args)) if f.args else set()
+    if isinstance(f, Not):
+        return quantified_types(f.arg)
+    if isinstance(f, Imply):
+        return quantified_types(f.left) | quantified_types(f.right)
+    return set()
+
+
 def relevant_objects(domain: Domain, problem: Problem) -> set[str]:
     goal = problem.goal
     keep: set[str] = {o for a in atoms(goal) for o in a.args if not o.startswith("?")} if goal else set()
     keep &= set(problem.objects) | set(domain.constants)
+    for t in quantified_types(goal) if goal else ():
+        keep |= set(problem.objects_of_type(domain, t))
     goal_objs = set(keep)
     # agents and locations
     for o, t in problem.objects.items():

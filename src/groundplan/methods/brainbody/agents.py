@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
+from groundplan.limits import current as current_limits
+
 PASS = "<pass>"
 _STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[:.)]\s*(.*?)\s*$", re.IGNORECASE)
 
@@ -35,7 +37,7 @@ def parse_plan(text: str, *, start: int = 0) -> list[str]:
         if re.match(r"(?i)done\b", body):
             break
         steps.append(body)
-        if len(steps) >= 40:
+        if len(steps) >= current_limits().plan_max_steps:
             break
     return steps
 

@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from groundplan.limits import current as current_limits
 from groundplan.methods.brainbody.agents import PASS, Body, Brain, BrainContext
 
 #: guard against a Brain that keeps producing steps (not in the paper: it bounds a run)
-MAX_STEPS = 80
+MAX_STEPS = 80  # default of the configured limit episode_max_steps (groundplan.limits)
 
 
 @dataclass
@@ -44,7 +45,8 @@ def brainbody_loop(task: str, brain: Brain, body: Body, env, *, K: int, recorder
         recorder.event("plan", source="brain", steps=hlp)
     res = LoopResult(list(hlp), initial_plan=list(hlp))
     k, i, guard = 0, 0, 0
-    while i != len(hlp) and guard < MAX_STEPS:
+    max_steps = current_limits().episode_max_steps
+    while i != len(hlp) and guard < max_steps:
         guard += 1
         step = hlp[i]
         delta = body.act(step, i)

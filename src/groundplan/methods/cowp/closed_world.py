@@ -13,11 +13,12 @@ from __future__ import annotations
 from typing import ClassVar, Optional
 
 from groundplan.bench.task import Task
+from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
 from .common import CowpFamilyMethod, Ending
-from .cowp import MAX_FAILURES, MAX_STEPS
+from .cowp import MAX_FAILURES
 from .knowledge import Knowledge
 from .world import SituationWorld, Trial
 
@@ -35,7 +36,7 @@ class ClosedWorld(CowpFamilyMethod):
         failures, plans, error = 0, 0, None
         status = None
         plan: list[str] = []
-        while len(world.executed) + len(world.failures) < MAX_STEPS:
+        while len(world.executed) + len(world.failures) < current_limits().episode_max_steps:
             if not plan:
                 res = k.plan(ctx.planner, ctx.planner_timeout)
                 plans += 1

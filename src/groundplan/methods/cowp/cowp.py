@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
 from groundplan.bench.task import Task
+from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
@@ -38,14 +39,14 @@ from .common import CowpFamilyMethod, Ending, LLMCaller, replace_word, sentence,
 from .knowledge import Knowledge
 from .world import Observation, SituationWorld, Trial, parse_step
 
-MAX_STEPS = 80
+MAX_STEPS = 80  # default of the configured limit episode_max_steps (groundplan.limits)
 MAX_FAILURES = 3
 MAX_HANDLINGS = 3
 
 
 @dataclass
 class Limits:
-    max_steps: int = MAX_STEPS
+    max_steps: int = field(default_factory=lambda: current_limits().episode_max_steps)
     max_failures: int = MAX_FAILURES
     max_handlings: int = MAX_HANDLINGS
 

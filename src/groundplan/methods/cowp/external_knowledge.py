@@ -17,13 +17,14 @@ import random
 from typing import ClassVar, Optional, Sequence
 
 from groundplan.bench.task import Task
+from groundplan.limits import current as current_limits
 from groundplan.llm.cowp_replay import rule_predicate
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
 from .advisor import locate_by_word
 from .common import CowpFamilyMethod, Ending
-from .cowp import MAX_FAILURES, MAX_STEPS, CowpRun
+from .cowp import MAX_FAILURES, CowpRun
 from .knowledge import Knowledge
 from .world import Observation, SituationWorld, Trial
 
@@ -75,7 +76,7 @@ class ExternalKnowledge(CowpFamilyMethod):
         failures, error, status = 0, None, None
         plan: list[str] = []
         repaired: set[str] = set()
-        while len(world.executed) + len(world.failures) < MAX_STEPS:
+        while len(world.executed) + len(world.failures) < current_limits().episode_max_steps:
             if not plan:
                 new = helper.plan(k, "replan")
                 if new is None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.errors import GroundplanError
+from groundplan.limits import current as current_limits
 from groundplan.methods.wake_prompts.actions import ActionSet
 from groundplan.methods.wake_prompts.prompts import FULL_KEYS
 from groundplan.world.wake_env import (
@@ -258,13 +259,14 @@ class AnswerFormatError(GroundplanError, ValueError):
 
 
 #: bounds on reading an answer (an answer beyond them is reported, not read)
-MAX_ANSWER_CHARS = 200_000
+MAX_ANSWER_CHARS = 200_000  # defaults of the configured limits answer_max_chars, answer_max_depth
 MAX_ANSWER_DEPTH = 64
 MAX_CANDIDATES = 50
 
 
 def _balanced(text: str, start: int) -> Optional[str]:
     depth, nest, in_str, esc, quote = 0, 0, False, False, ""
+    max_depth = current_limits().answer_max_depth
     for i in range(start, len(text)):
         ch = text[i]
         if in_str:
@@ -279,15 +281,17 @@ def _balanced(text: str, start: int) -> Optional[str]:
             in_str, quote = True, ch
         elif ch == "[":
             nest += 1
-            if nest > MAX_ANSWER_DEPTH:
-                raise AnswerFormatError(f"the dictionary is nested deeper than {MAX_ANSWER_DEPTH} levels")
+            if nest > max_depth:
+                raise AnswerFormatError(f"the dictionary is nested deeper than {max_depth} levels "
+                                       "(limit answer_max_depth)")
         elif ch == "]":
             nest -= 1
         elif ch == "{":
             depth += 1
             nest += 1
-            if nest > MAX_ANSWER_DEPTH:
-                raise AnswerFormatError(f"the dictionary is nested deeper than {MAX_ANSWER_DEPTH} levels")
+            if nest > max_depth:
+                raise AnswerFormatError(f"the dictionary is nested deeper than {max_depth} levels "
+                                       "(limit answer_max_depth)")
         elif ch == "}":
             nest -= 1
             depth -= 1
@@ -320,8 +324,9 @@ def _loads(candidate: str) -> Any:
 def extract_answer(text: str) -> dict[str, Any]:
     """The answer dictionary in ``text`` (a fenced block first, else the first balanced
     ``{...}``). Raises AnswerFormatError."""
-    if len(text) > MAX_ANSWER_CHARS:
-        raise AnswerFormatError(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    if len(text) > current_limits().answer_max_chars:
+        raise AnswerFormatError(f"the answer is longer than {current_limits().answer_max_chars} characters "
+                                "(limit answer_max_chars)")
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     last_error: Optional[Exception] = None
     tried = 0
