@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -41,10 +42,15 @@ def bare_driver(domain_text: str, problem_text: str, timeout: float) -> float | 
         d.write_text(domain_text)
         p.write_text(problem_text)
         t0 = time.perf_counter()
+        # its own process group: on timeout the driver's translate/search children go too
+        # (left behind, they would run beside the next measurements)
+        proc = subprocess.Popen([sys.executable, str(driver), str(d), str(p), "--search", "astar(ff())"], cwd=tmp,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            subprocess.run([sys.executable, str(driver), str(d), str(p), "--search", "astar(ff())"], cwd=tmp,
-                           capture_output=True, timeout=timeout, check=False)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             return None
         return time.perf_counter() - t0
 
