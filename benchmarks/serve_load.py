@@ -295,9 +295,9 @@ def main() -> None:
         "",
         f"Reading: the page never stopped answering for more than {max(r['lag'] + r['stream_lag']):.2f} s "
         f"(heartbeat lag, worst of all runs) with a load average around {load_before[0]:.0f} on {os.cpu_count()} "
-        "cores; the page's JavaScript is a small part of that (in a probe run the slowest single event took "
-        "27 ms to render and all scene draws together about 0.1 s); the rest is the browser's own style / layout / paint work and waiting "
-        "for a CPU shared with ~20 runnable processes (the two are not separated here).",
+        "cores (the browser's style / layout / paint work and waiting for the CPU are not separated here; in a probe "
+        "run on 2026-11-22 the slowest single event took 27 ms of JavaScript to render and all scene draws "
+        "together about 0.1 s).",
         "",
         f"Reproduce: `{cmd}` (needs chromium and chromedriver: `make browser-deps`). Total {time.time() - t0:.0f} s.",
         "",
