@@ -49,6 +49,8 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-extra-phrases": ("minus 'from <place>' and 'something to <use>' phrases",
                          {"use_phrases": False, "source_phrases": False}, True),
     "no-cascade": ("LM reranks every task (no confidence cascade)", {"lm_margin": 0.0}, True),
+    "clause-context-0.3": ("a clause's atom weighs the whole instruction at 0.3 instead of 0.5",
+                           {"w_clause_context": 0.3}, True),
 }
 
 

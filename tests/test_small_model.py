@@ -180,6 +180,10 @@ def test_ablation_switches(encoder, kitchen):
     assert res.structure == "single" and len(res.goals[0].atoms) == 1
     no_retrieval = GoalSearcher(encoder, options=SearchOptions(retrieval=False))
     assert no_retrieval.search("give me the coke", d, p).examples == ()
+    # the whole instruction's weight in a clause's choice (README: the make-demo miss)
+    demo = "I am thirsty, bring me a coke and then throw away the banana"
+    light = GoalSearcher(encoder, options=SearchOptions(w_clause_context=0.3)).search(demo, d, p)
+    assert {a.pddl() for a in light.goals[0].atoms} == {"(inhand coke0 human0)", "(in banana0 trash_can0)"}
 
 
 @needs_minilm

@@ -72,6 +72,9 @@ class SearchOptions:
     lm_margin: float = 0.12
     w_pool: float = 0.3
     w_lm: float = 0.15
+    #: weight of the whole instruction's score when a clause picks its atom ("... and then
+    #: throw away the banana": the clause decides, the rest of the sentence breaks ties)
+    w_clause_context: float = 0.5
     temperature: float = 0.1  # softmax temperature over example similarities
     max_goals: int = 6  # ranked goals returned (self-correction tries them in order)
 
@@ -300,7 +303,7 @@ class GoalSearcher:
         chosen: list[int] = []
         for cl in clauses:
             s, _, _, _ = self._scores(cl, cands, emb, owner)
-            s = s + 0.5 * full_scores
+            s = s + self.options.w_clause_context * full_scores
             i = int(np.argmax(s))
             if _PRONOUN.search(cl) and chosen:
                 # "... and move it to the trash": the pronoun's object is the previous clause's
