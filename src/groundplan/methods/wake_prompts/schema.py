@@ -279,19 +279,14 @@ def _balanced(text: str, start: int) -> Optional[str]:
             continue
         if ch in "\"'":
             in_str, quote = True, ch
-        elif ch == "[":
+        elif ch in "[{":
+            depth += ch == "{"
             nest += 1
             if nest > max_depth:
                 raise AnswerFormatError(f"the dictionary is nested deeper than {max_depth} levels "
                                        "(limit answer_max_depth)")
         elif ch == "]":
             nest -= 1
-        elif ch == "{":
-            depth += 1
-            nest += 1
-            if nest > max_depth:
-                raise AnswerFormatError(f"the dictionary is nested deeper than {max_depth} levels "
-                                       "(limit answer_max_depth)")
         elif ch == "}":
             nest -= 1
             depth -= 1
