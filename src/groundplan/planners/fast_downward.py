@@ -84,6 +84,15 @@ def translate_in_process(domain_text: str, problem_text: str, extra_options: tup
         return _translate(domain_text, problem_text, extra_options)
 
 
+def _rss_kb(pid: str) -> int:
+    """Resident memory of a process in KB (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 class TranslationTimeout(PlannerError):
     """The translator did not finish within its wall-time bound."""
 
@@ -96,12 +105,13 @@ def _translate_child(domain_text: str, problem_text: str, extra_options: tuple[s
 
     code = 0
     try:
-        # the child inherits the parent's address space (a loaded model can be gigabytes):
-        # the bound is what translation may add to it
+        # The parent enforces the bound on resident memory (what translation adds to the
+        # inherited pages). An address-space cap well above it is only a backstop: right at
+        # the edge of such a cap the translator can spin on failing allocations.
         with contextlib.suppress(ValueError, OSError):
             with open("/proc/self/statm") as fh:
                 size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-            cap = size + memory_mb * 1024 * 1024
+            cap = size + (2 * memory_mb + 512) * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         try:
             msg = ("ok", *_translate(domain_text, problem_text, extra_options))
@@ -124,9 +134,10 @@ def _translate_child(domain_text: str, problem_text: str, extra_options: tuple[s
 def translate_bounded(domain_text: str, problem_text: str, extra_options: tuple[str, ...] = (), *,
                       timeout: float, memory_mb: int) -> tuple[str, str]:
     """FD's translator in a forked child (no fresh interpreter: the modules are imported here
-    first) with a wall-time and an address-space bound: grounding a pathological task can
-    take minutes and gigabytes. Raises TranslationTimeout past ``timeout``, PlannerError past
-    ``memory_mb``. The fork costs a few milliseconds; translations are cached per task. A
+    first) with a wall-time and a memory bound: grounding a pathological task can take
+    minutes and gigabytes. Raises TranslationTimeout past ``timeout``, PlannerError when the
+    child's resident memory grows by more than ``memory_mb`` over its size at the fork (checked
+    while it runs, and its peak when it ends). The fork costs a few milliseconds; translations are cached per task. A
     bare os.fork, so it works inside daemonic worker processes too."""
     import pickle
     import select
@@ -134,23 +145,31 @@ def translate_bounded(domain_text: str, problem_text: str, extra_options: tuple[
 
     _import_translator()
     deadline = time.monotonic() + max(0.01, timeout)
+    limit_kb = memory_mb * 1024
     rfd, wfd = os.pipe()
     with _TRANSLATE_LOCK:  # no other thread is inside the translator's module state while we fork
         pid = os.fork()
     if pid == 0:  # child
         os.close(rfd)
         _translate_child(domain_text, problem_text, extra_options, memory_mb, wfd)
+    # the child's resident size right after the fork (inherited pages count only once touched)
+    base_kb = _rss_kb(str(pid)) or _rss_kb("self")
     os.close(wfd)
     chunks: list[bytes] = []
-    timed_out = False
+    timed_out = over_memory = False
+    poll = 0.005
     try:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
-            ready, _, _ = select.select([rfd], [], [], left)
+            ready, _, _ = select.select([rfd], [], [], min(left, poll))
             if not ready:
+                poll = min(0.1, poll * 2)
+                if _rss_kb(str(pid)) - base_kb > limit_kb:
+                    over_memory = True
+                    break
                 continue
             chunk = os.read(rfd, 1 << 20)
             if not chunk:
@@ -158,14 +177,15 @@ def translate_bounded(domain_text: str, problem_text: str, extra_options: tuple[
             chunks.append(chunk)
     finally:
         os.close(rfd)
-        if timed_out:
+        if timed_out or over_memory:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        _, _, usage = os.wait4(pid, 0)
     if timed_out:
         raise TranslationTimeout(f"translation exceeded the {timeout:.1f} s bound (limit planner_timeout)")
+    over_memory = over_memory or usage.ru_maxrss - base_kb > limit_kb  # the peak, in KB on Linux
     try:
-        msg = pickle.loads(b"".join(chunks)) if chunks else None
+        msg = pickle.loads(b"".join(chunks)) if chunks and not over_memory else None
     except Exception:  # noqa: BLE001 - a cut message: the child died writing it
         msg = None
     if msg is None or msg[0] == "memory":
