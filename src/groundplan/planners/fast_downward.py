@@ -84,7 +84,7 @@ def translate_in_process(domain_text: str, problem_text: str, extra_options: tup
         return _translate(domain_text, problem_text, extra_options)
 
 
-def _rss_kb(pid: str) -> int:
+def rss_kb(pid: str) -> int:
     """Resident memory of a process in KB (0 if it is gone)."""
     try:
         with open(f"/proc/{pid}/statm") as fh:
@@ -153,7 +153,7 @@ def translate_bounded(domain_text: str, problem_text: str, extra_options: tuple[
         os.close(rfd)
         _translate_child(domain_text, problem_text, extra_options, memory_mb, wfd)
     # the child's resident size right after the fork (inherited pages count only once touched)
-    base_kb = _rss_kb(str(pid)) or _rss_kb("self")
+    base_kb = rss_kb(str(pid)) or rss_kb("self")
     os.close(wfd)
     chunks: list[bytes] = []
     timed_out = over_memory = False
@@ -167,7 +167,7 @@ def translate_bounded(domain_text: str, problem_text: str, extra_options: tuple[
             ready, _, _ = select.select([rfd], [], [], min(left, poll))
             if not ready:
                 poll = min(0.1, poll * 2)
-                if _rss_kb(str(pid)) - base_kb > limit_kb:
+                if rss_kb(str(pid)) - base_kb > limit_kb:
                     over_memory = True
                     break
                 continue

@@ -1,7 +1,7 @@
-"""A planner call with hard bounds: the whole ``plan`` (the in-process translation as well as
-the search) runs in a forked child with an address-space cap; past the wall-time bound the
-child is killed and the call returns TIMEOUT, past the memory cap it returns ERROR with the
-reason. For goals nobody vetted (an LLM's), where translation alone can ground millions of
+"""A planner call with hard bounds: the whole ``plan`` (translation as well as search) runs in
+a forked child; past the wall-time bound the child is killed and the call returns TIMEOUT,
+when its resident memory grows by more than the bound it is killed and the call returns ERROR
+with the reason. For goals nobody vetted (an LLM's), where translation alone can ground millions of
 operators: ``get_planner(..., isolate=True)``.
 
 The child's translation cache is not kept (each call translates afresh), so this is slower
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from groundplan.pddl.model import Domain, Problem
 from groundplan.planners.base import Planner, PlannerLimits, PlanResult, PlanStatus
+from groundplan.planners.fast_downward import rss_kb
 
 #: seconds the child gets beyond the timeout to report (start-up, pickling)
 GRACE_S = 5.0
@@ -25,7 +26,11 @@ GRACE_S = 5.0
 
 def _child(planner: Planner, domain: Domain, problem: Problem, timeout: float, memory_mb: int, conn) -> None:
     try:
-        cap = memory_mb * 1024 * 1024
+        # the parent bounds resident growth since the fork; this address-space cap is only a
+        # backstop well above it (right at such a cap a translator can spin on failing allocations)
+        with open("/proc/self/statm") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        cap = size + (2 * memory_mb + 512) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         conn.send(planner.plan(domain, problem, timeout=timeout))
     except MemoryError:
@@ -55,15 +60,26 @@ class IsolatedPlanner:
                            daemon=True)
         proc.start()
         send.close()
+        base_kb = rss_kb(str(proc.pid))
+        deadline = time.monotonic() + timeout + GRACE_S
+        res = None
         try:
-            if recv.poll(timeout + GRACE_S):
-                try:
-                    res = recv.recv()
-                except EOFError:
-                    res = None
-            else:
-                res = PlanResult(PlanStatus.TIMEOUT, error=f"planning (translation and search) exceeded the "
-                                                           f"{timeout:g} s bound")
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    res = PlanResult(PlanStatus.TIMEOUT, error=f"planning (translation and search) exceeded the "
+                                                               f"{timeout:g} s bound")
+                    break
+                if recv.poll(min(left, 0.05)):
+                    try:
+                        res = recv.recv()
+                    except EOFError:
+                        res = None
+                    break
+                if rss_kb(str(proc.pid)) - base_kb > self.limits.memory_mb * 1024:
+                    res = PlanResult(PlanStatus.ERROR, error=f"planning needed more than {self.limits.memory_mb} MB "
+                                                             f"(limit planner_memory_mb); the goal or scene is too large")
+                    break
         finally:
             if proc.is_alive():
                 os.kill(proc.pid, signal.SIGKILL)
