@@ -1,9 +1,10 @@
 """Fast Downward, the real one from the up-fast-downward wheel.
 
-The translator runs in a forked child of this process (no fresh interpreter per plan; held to
-the call's time and memory bounds), and its output is cached per (domain, initial state): the task is translated once with an anchor goal and
-all variables kept, and each new goal is written straight into the SAS task - a goal
-section for a plain conjunction, or a goal axiom for disjunctions and negations. The
+The translator runs in a forked child of this process (no fresh interpreter per plan; held
+to the call's time and memory bounds), and its output is cached per (domain, initial
+state): the task is translated once with an anchor goal and all variables kept, and each
+new goal is written straight into the SAS task - a goal section for a plain conjunction,
+or a goal axiom for disjunctions and negations. The
 search binary (``downward``, ``astar(ff())`` by default as in AutoGPT+P) then runs on it.
 ``translate_cache=False`` gives the plain translate-then-search pipeline."""
 
@@ -93,6 +94,17 @@ def rss_kb(pid: str) -> int:
         return 0
 
 
+def backstop_address_space(memory_mb: int) -> None:
+    """In a forked child whose parent bounds its resident growth to ``memory_mb``: an
+    address-space cap well above that, as a backstop only (right at such a cap a translator
+    can spin on failing allocations instead of failing)."""
+    with contextlib.suppress(ValueError, OSError):
+        with open("/proc/self/statm") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        cap = size + (2 * memory_mb + 512) * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
 class TranslationTimeout(PlannerError):
     """The translator did not finish within its wall-time bound."""
 
@@ -105,14 +117,7 @@ def _translate_child(domain_text: str, problem_text: str, extra_options: tuple[s
 
     code = 0
     try:
-        # The parent enforces the bound on resident memory (what translation adds to the
-        # inherited pages). An address-space cap well above it is only a backstop: right at
-        # the edge of such a cap the translator can spin on failing allocations.
-        with contextlib.suppress(ValueError, OSError):
-            with open("/proc/self/statm") as fh:
-                size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-            cap = size + (2 * memory_mb + 512) * 1024 * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        backstop_address_space(memory_mb)
         try:
             msg = ("ok", *_translate(domain_text, problem_text, extra_options))
         except MemoryError:

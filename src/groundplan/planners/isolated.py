@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import resource
 import signal
 import time
 from dataclasses import dataclass, field
 
 from groundplan.pddl.model import Domain, Problem
 from groundplan.planners.base import Planner, PlannerLimits, PlanResult, PlanStatus
-from groundplan.planners.fast_downward import rss_kb
+from groundplan.planners.fast_downward import backstop_address_space, rss_kb
 
 #: seconds the child gets beyond the timeout to report (start-up, pickling)
 GRACE_S = 5.0
@@ -26,12 +25,7 @@ GRACE_S = 5.0
 
 def _child(planner: Planner, domain: Domain, problem: Problem, timeout: float, memory_mb: int, conn) -> None:
     try:
-        # the parent bounds resident growth since the fork; this address-space cap is only a
-        # backstop well above it (right at such a cap a translator can spin on failing allocations)
-        with open("/proc/self/statm") as fh:
-            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-        cap = size + (2 * memory_mb + 512) * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        backstop_address_space(memory_mb)
         conn.send(planner.plan(domain, problem, timeout=timeout))
     except MemoryError:
         conn.send(PlanResult(PlanStatus.ERROR, error=f"planning needed more than {memory_mb} MB (the planner's memory "
