@@ -25,6 +25,8 @@ PAPER_T3 = {"Actions": (0.7746, 0.8169, 0.7817), "Arguments": (0.3803, 0.4085, 0
             "GotoLocation": (0.8772, 0.9123, 0.8904), "PickupObject": (0.8380, 0.8662, 0.8451),
             "PutObject": (0.7971, 0.8227, 0.7986), "GotoLocation_Args": (0.5658, 0.5877, 0.5833),
             "PickupObject_Args": (0.7535, 0.8028, 0.7746), "PutObject_Args": (0.6449, 0.6667, 0.6331)}
+CONTEXT_LABELS = {"none": "no context", "scene_knowledge": "scene knowledge", "scene_graph": "scene graph",
+                  "full": "full context"}
 PAPER_T4 = {"Baseline (FD)": 2.9, "RobLM no context": 1.0, "RobLM full context": 0.2}
 
 
@@ -43,11 +45,15 @@ def fig5(records: dict[str, list[dict]], cmds: dict[str, str]) -> str:
     import matplotlib.pyplot as plt
 
     series = []  # (label, records)
-    for key, label in (("fd_unseen", "Baseline (FD)"), ("untrained_unseen:none", "untrained, no context"),
-                       ("untrained_unseen:scene_graph", "untrained, scene graph"),
-                       ("finetuned_unseen:none", "RobLM, no context"),
-                       ("finetuned_unseen:scene_graph", "RobLM, scene graph"),
-                       ("ft100_none", "RobLM 100 steps, no context"), ("ft100_sg", "RobLM 100 steps, scene graph")):
+    keys = [("fd_unseen", "Baseline (FD)")]
+    for ctx, ctx_label in CONTEXT_LABELS.items():
+        keys.append((f"untrained_unseen:{ctx}", f"untrained, {ctx_label}"))
+    for name in sorted((n for n in records if n.startswith("step")), key=lambda n: int(n[4:].split("_")[0])):
+        for ctx, ctx_label in CONTEXT_LABELS.items():
+            keys.append((f"{name}:{ctx}", f"RobLM {name[4:].split('_')[0]} steps, {ctx_label}"))
+    for ctx, ctx_label in CONTEXT_LABELS.items():
+        keys.append((f"finetuned_unseen:{ctx}", f"RobLM, {ctx_label}"))
+    for key, label in keys:
         name, _, ctx = key.partition(":")
         rows = [r for r in records.get(name, []) if not ctx or r["context"] == ctx]
         if rows:
@@ -172,15 +178,16 @@ def main() -> None:
     ap.add_argument("--train", type=Path, default=Path("/tmp/roblm/run1"))
     a = ap.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    names = ["fd_seen", "fd_unseen", "untrained_unseen", "finetuned_unseen", "finetuned_seen", "sampling", "speed",
-             "ft100_none", "ft100_sg"]
+    names = ["fd_seen", "fd_unseen", "untrained_unseen", "finetuned_unseen", "finetuned_seen", "sampling", "speed"]
+    # intermediate checkpoints for Fig. 5: step<N>_unseen.jsonl
+    names += sorted(p.stem for p in a.eval.glob("step*_unseen.jsonl"))
     records = {n: load(a.eval / f"{n}.jsonl") for n in names}
     cmds = {}
     cmd_file = a.eval / "commands.json"
     if cmd_file.is_file():
         cmds = json.loads(cmd_file.read_text())
     load_note = cmds.pop("_load", "load not recorded")
-    (OUT / "fig5_accuracy.md").write_text(fig5(records, {k: v for k, v in cmds.items() if "unseen" in k or k.startswith("ft100")}))
+    (OUT / "fig5_accuracy.md").write_text(fig5(records, {k: v for k, v in cmds.items() if "unseen" in k}))
     (OUT / "table2_subtask_success.md").write_text(table2(records, {k: v for k, v in cmds.items()
                                                                     if k.startswith(("fd", "finetuned"))}))
     if records["sampling"]:

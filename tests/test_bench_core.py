@@ -237,3 +237,12 @@ def test_llm_method_without_llm_is_a_config_error(tmp_path):
 
     with ResultStore(tmp_path / "r.sqlite") as st, pytest.raises(ConfigError, match="needs an LLM"):
         prepare_run(RunSpec("autogptp-saycan", "test-llm-probe"), st)
+
+
+def test_bench_run_threads_reach_the_llm_config():
+    from groundplan.cli.bench_cmds import _llm_config
+
+    assert _llm_config("none", None, None, [], False, [], 1) is None
+    cfg = _llm_config("embedded", None, None, [], False, [], 1)
+    assert cfg.n_threads == 1 and cfg.backend == "embedded"
+    assert _llm_config("embedded", None, None, [], False, []).n_threads is None

@@ -85,13 +85,13 @@ def runs_cmd(db: Optional[Path] = typer.Option(None, "--db", help=f"results file
 
 
 def _llm_config(llm: str, model: Optional[str], base_url: Optional[str], replay: List[Path], no_cache: bool,
-                seed_script: List[str]):
+                seed_script: List[str], threads: Optional[int] = None):
     if llm == "none":
         return None
     from groundplan.llm import LLMConfig
 
     return LLMConfig(backend=llm, model=model, base_url=base_url, replay=tuple(replay), cache=not no_cache,
-                     script=tuple(seed_script))
+                     script=tuple(seed_script), n_threads=threads)
 
 
 @bench_app.command("run")
@@ -105,6 +105,9 @@ def run_cmd(
     script: List[str] = typer.Option([], "--script", help="answers for the scripted backend (tests)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the LLM disk cache"),
     workers: int = typer.Option(1, "--workers", "-w", help="worker processes (local) or Ray actors"),
+    threads: Optional[int] = typer.Option(None, "--threads", min=1,
+                                          help="embedded: CPU threads per worker (default: all cores; with "
+                                               "--workers N on a small machine, 1 uses the cores better)"),
     executor: str = typer.Option("local", "--executor", help="local or ray"),
     address: Optional[str] = typer.Option(None, "--address", help="Ray cluster address host:port (ray executor)"),
     seed: List[int] = typer.Option([0], "--seed", help="seed (repeat for several)"),
@@ -174,7 +177,7 @@ def run_cmd(
 
         get_dataset(dataset)
         method_class(method)
-        spec = RunSpec(dataset, method, _llm_config(llm, model, base_url, replay, no_cache, script), tuple(seed),
+        spec = RunSpec(dataset, method, _llm_config(llm, model, base_url, replay, no_cache, script, threads), tuple(seed),
                        limit, run_id, on_bad_row, planner, timeout, {}, retry_errors, tuple(task) or None)
         ex = make_executor(executor, **opts)
         with ResultStore(db_path, timeout=db_timeout) as store:
