@@ -80,7 +80,7 @@ def fig5(records: dict[str, list[dict]], cmds: dict[str, str]) -> str:
             cells.append(" / ".join(f"{x:.2f}" for x in a))
         lines.append(f"| {SHORT.get(cat, cat)} | {n} | " + " | ".join(cells) + " |")
     lines += ["", "Commands:", ""] + [f"    {c}" for c in cmds.values()]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(15, 5.2), sharey=True)
     cats = list(CATEGORIES)
     width = 0.8 / max(1, len(series))
     for ax, (k, title) in zip(axes, ((0, "actions"), (1, "arguments"), (2, "full plan"))):
@@ -91,8 +91,8 @@ def fig5(records: dict[str, list[dict]], cmds: dict[str, str]) -> str:
         ax.set_xticklabels([SHORT[c] for c in cats], rotation=45, ha="right")
         ax.set_title(f"{title} accuracy (valid-unseen)")
         ax.set_ylim(0, 1.05)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
     fig.savefig(OUT / "fig5_accuracy.png", dpi=110)
     return "\n".join(lines) + "\n"
 
