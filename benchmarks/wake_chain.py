@@ -35,6 +35,8 @@ def main(argv=None) -> int:
     ap.add_argument("--free-before", action="store_true",
                     help="let the model write environment_before itself (default: constrained to the input)")
     ap.add_argument("--feedback", default="none", choices=("none", "auto"))
+    ap.add_argument("--units", action="store_true",
+                    help="decode the task sequence as grasp-manipulation-release units (LfO)")
     ap.add_argument("--llm", default="embedded")
     ap.add_argument("--model")
     ap.add_argument("--base-url")
@@ -57,7 +59,7 @@ def main(argv=None) -> int:
     task = next(t for t in lfo_tasks() if t.id == args.task)
     actions = action_set(task.skillset)
     mapping = {"env_source": args.env_source, "pin_environment_before": not args.free_before,
-               "feedback": args.feedback, "context_tokens": args.n_ctx}
+               "feedback": args.feedback, "context_tokens": args.n_ctx, "units": args.units}
     if args.recorded:
         from groundplan.llm import ScriptedLLM
         from groundplan.methods.wake_prompts.prompts import original_root
@@ -106,7 +108,8 @@ def main(argv=None) -> int:
     llm.close()
     before_mode = ("as recorded" if args.recorded else "free" if args.free_before else "constrained to the input")
     lines = [f"### Chained instructions on `{task.id}` ({llm.backend_name} {llm.model}, prompts {prompts.name}, "
-             f"env_source {args.env_source}, environment_before {before_mode})", "",
+             f"env_source {args.env_source}, environment_before {before_mode}"
+             f"{', task sequence in grasp-manipulation-release units' if args.units else ''})", "",
              "| # | instruction | plan | executable | goal | chained | before = prev. after | prompt = executor | "
              "after = executor |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:

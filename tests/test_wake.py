@@ -213,6 +213,7 @@ def test_project_examples_are_well_formed_and_execute():
         assert answer_problems(data, env, LFO_ACTIONS) == []
         g = parse_gbnf(answer_grammar(env, LFO_ACTIONS))
         assert g.matches(b.strip())
+        assert parse_gbnf(answer_grammar(env, LFO_ACTIONS, units=True)).matches(b.strip())
 
 
 # ----------------------------------------------------------------------------- answers
@@ -255,6 +256,31 @@ def test_grammar_and_schema_agree(shelf_world):
     moved_before = json.loads(text)
     moved_before["environment_before"]["object_states"]["<juice>"] = "on_something(<table>)"
     assert not g.matches(format_answer(moved_before))  # environment_before is pinned to the input
+
+
+def test_unit_grammar_keeps_one_object_per_grasp(shelf_world):
+    """With units=True an LfO task sequence is made of grasp-manipulation-release units,
+    each on one object: the examples still match, a unit that switches object or never
+    releases does not."""
+    env = shelf_world.environment()
+    a = answer(env, LFO_PLANS["Put the juice on top of the shelf."][0], "<juice>", {"<juice>": "on_something(<shelf_top>)"})
+    g = parse_gbnf(answer_grammar(env, LFO_ACTIONS, units=True))
+    assert g.matches(format_answer(a))
+    two = json.loads(format_answer(a))
+    seq = two["task_cohesion"]["task_sequence"]
+    two["task_cohesion"]["task_sequence"] = seq + ["move_hand(<spam>)", "grasp_object(<spam>)",
+                                                   "detach_from_plane(<spam>)", "move_object(<spam>, <trash_bin>)",
+                                                   "release_object(<spam>)"]
+    assert g.matches(format_answer(two))
+    for bad in (["move_hand(<juice>)", "grasp_object(<spam>)", "detach_from_plane(<spam>)", "release_object(<spam>)"],
+                ["move_hand(<juice>)", "grasp_object(<juice>)", "detach_from_plane(<juice>)",
+                 "move_object(<juice>, <shelf_top>)"],
+                ["move_hand(<juice>)", "grasp_object(<juice>)", "move_object(<spam>, <table>)",
+                 "release_object(<juice>)"]):
+        wrong = json.loads(format_answer(a))
+        wrong["task_cohesion"]["task_sequence"] = bad
+        assert not g.matches(format_answer(wrong)), bad
+    assert parse_gbnf(answer_grammar(env, LFO_ACTIONS)).matches(format_answer(wrong))  # the default allows it
 
 
 def test_argless_answers_are_grounded():

@@ -24,7 +24,8 @@ The algorithm, per task (one scene, one or more instructions given one after ano
 Configuration (``RunContext.config``): prompts (project | original), constrained (bool),
 temperature, max_tokens, context_tokens, history_tokens, feedback (none | auto),
 max_feedback, env_source (llm | executor), pin_environment_before (bool), constraint
-(grammar | json_schema).
+(grammar | json_schema), units (bool: LfO task sequences as grasp-manipulation-release units
+under the grammar).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class WakeConfig:
     @classmethod
     def from_mapping(cls, cfg: Mapping[str, Any], *, seed: Optional[int] = 0) -> "WakeConfig":
         known = {"prompts", "feedback", "max_feedback", "env_source", "constrained", "temperature", "max_tokens",
-                 "context_tokens", "history_tokens", "pin_environment_before", "constraint"}
+                 "context_tokens", "history_tokens", "pin_environment_before", "constraint", "units"}
         unknown = sorted(set(cfg) - known)
         if unknown:
             raise ConfigError(f"wake_prompts: unknown configuration key '{unknown[0]}' (known: {', '.join(sorted(known))})")
@@ -85,7 +86,8 @@ class WakeConfig:
                            context_tokens=int(cfg.get("context_tokens", d.context_tokens)),
                            history_tokens=None if hist is None else int(hist),
                            pin_environment_before=bool(cfg.get("pin_environment_before", d.pin_environment_before)),
-                           constraint=str(cfg.get("constraint", d.constraint)))
+                           constraint=str(cfg.get("constraint", d.constraint)),
+                           units=bool(cfg.get("units", d.units)))
         if opts.constraint not in ("grammar", "json_schema"):
             raise ConfigError(f"wake_prompts: constraint must be grammar or json_schema, not '{opts.constraint}'")
         return cls(str(cfg.get("prompts", "project")), fb, int(cfg.get("max_feedback", 5)), src, opts)

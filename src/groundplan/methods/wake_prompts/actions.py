@@ -47,6 +47,9 @@ class ActionSet:
     actions: tuple[ActionSpec, ...]
     #: extra spellings accepted when reading (lowercase) -> canonical name
     aliases: Mapping[str, str]
+    #: (approach, grasp, release) verbs when every manipulation is one grasp-manipulation-
+    #: release unit on one object (LfO); None: actions come in any order (VirtualHome)
+    units: Optional[tuple[str, str, str]] = None
 
     def spec(self, verb: str) -> Optional[ActionSpec]:
         v = verb.strip()
@@ -103,7 +106,7 @@ LFO_ACTIONS = ActionSet(
      ActionSpec("adjust_by_slide", "adjust_by_slide", ("object",)),
      ActionSpec("close_by_slide", "close_by_slide", ("object",)),
      ActionSpec("wipe_on_plane", "wipe_on_plane", ("object", "any"))),
-    {})
+    {}, units=("move_hand", "grasp_object", "release_object"))
 
 #: Table IV. Step names are the ``virtualhome`` skill set's actions.
 VIRTUALHOME_ACTIONS = ActionSet(

@@ -43,6 +43,9 @@ STEP_TEXT_MAX = 80
 SUMMARY_MAX = 120
 QUESTION_MAX = 120
 MAX_STEPS = 12
+#: grasp-manipulation-release units: units per answer, manipulations per unit
+MAX_UNITS = 2
+MAX_UNIT_MANIPULATIONS = 8
 
 
 def _string(max_len: Optional[int]) -> dict[str, Any]:
@@ -128,13 +131,44 @@ def _alts(options: Sequence[str]) -> str:
     return " | ".join(_lit(o) for o in options) if options else '""'
 
 
+def unit_rules(objects: Sequence[str], actions: ActionSet, rules: dict[str, str]) -> str:
+    """Rules for a task sequence made of grasp-manipulation-release units (LfO, Fig. 20:
+    approach the object, grasp it, manipulate it, release it), each unit on one object:
+    ``move_hand(<juice>), grasp_object(<juice>), ..., release_object(<juice>)``. Adds the
+    rules to ``rules`` and returns the sequence rule's body. The manipulations are every
+    other action over the unit's object (its second argument any entity)."""
+    assert actions.units is not None
+    approach, grasp, release = actions.units
+    unit_names = []
+    for k, o in enumerate(objects):
+        name = display_name(o)
+        manip = []
+        for a in actions.actions:
+            if a.name in actions.units or not a.params or a.params[0] != "object":
+                continue
+            parts = [_lit(f'"{a.name}({name}')]
+            for p in a.params[1:]:
+                parts += [_lit(", "), "obj" if p == "object" else "any"]
+            parts.append(_lit(')"'))
+            manip.append(" ".join(parts))
+        rules[f"manip-{k}"] = " | ".join(f"( {m} )" for m in manip)
+        head = _lit(f'"{approach}({name})", "{grasp}({name})"')
+        tail = _lit(f', "{release}({name})"')
+        rules[f"unit-{k}"] = f'{head} (", " manip-{k}){{1,{MAX_UNIT_MANIPULATIONS}}} {tail}'
+        unit_names.append(f"unit-{k}")
+    rules["unit"] = " | ".join(unit_names)
+    return f'"[" unit (", " unit){{0,{MAX_UNITS - 1}}} "]"'
+
+
 def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence[str] = FULL_KEYS,
                    argless: bool = False, pin_before: bool = True, max_steps: int = MAX_STEPS,
-                   text_max: int = STEP_TEXT_MAX) -> str:
+                   text_max: int = STEP_TEXT_MAX, units: bool = False) -> str:
     """GBNF for the same answers ``answer_schema`` allows, in one fixed layout (the one the
     prompt's examples show: one top-level key per line, no free whitespace), with the keys
     in the paper's order. Decoding wastes no tokens on layout, and the order is kept (a JSON
-    schema sent as canonical JSON has its keys sorted)."""
+    schema sent as canonical JSON has its keys sorted). ``units``: where the action set has
+    grasp-manipulation-release units (LfO), the task sequence is made of them
+    (``unit_rules``)."""
     style = actions.style
     assets = [strip_name(a) for a in env.get("assets", [])]
     objects = [strip_name(o) for o in env.get("objects", [])]
@@ -162,7 +196,10 @@ def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence
 
     rules["text"] = text_rule(text_max)
     more = max_steps - 1
-    rules["sequence"] = f'"[" item (", " item){{0,{more}}} "]"'
+    if units and actions.units is not None and not argless and objects:
+        rules["sequence"] = unit_rules(objects, actions, rules)
+    else:
+        rules["sequence"] = f'"[" item (", " item){{0,{more}}} "]"'
     rules["steps"] = f'"[" text (", " text){{0,{more}}} "]"'
 
     def env_rule(prefix: str, pinned: bool) -> str:

@@ -57,6 +57,9 @@ class WakeOptions:
     #: how decoding is constrained: "grammar" (GBNF in the examples' layout; falls back to the
     #: JSON schema where the endpoint takes no grammar) or "json_schema"
     constraint: str = "grammar"
+    #: with the grammar, a task sequence of grasp-manipulation-release units where the action
+    #: set has them (LfO): each unit approaches, grasps, manipulates and releases one object
+    units: bool = False
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ class WakeSession:
     def grammar(self) -> str:
         env = self.current.environment if self.current else self.environment
         return answer_grammar(env, self.actions, keys=self.prompts.keys, argless=self.prompts.argless,
-                              pin_before=self.options.pin_environment_before)
+                              pin_before=self.options.pin_environment_before, units=self.options.units)
 
     # ------------------------------------------------------------------ turns
 
