@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.groundplan-installed
 
-.PHONY: install demo test test-fast test-browser browser-deps bench-foundation lint clean
+.PHONY: install demo test test-fast test-terminal test-browser browser-deps bench-foundation lint clean
 
 # eai-eval ships VirtualHome's evolving-graph executor and EAI's 342 tasks (the conformance
 # test and benchmarks/vh_conformance.py). Installed without its declared dependencies

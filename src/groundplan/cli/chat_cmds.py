@@ -217,11 +217,14 @@ def chat_command(
     replay: Optional[List[Path]] = typer.Option(None, "--replay", help="transcript(s) for the replay backend"),
     record: Optional[Path] = typer.Option(None, "--record", help="append every exchange to this JSONL transcript"),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the LLM disk cache"),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
+                                             help="LLM cache directory (default $GROUNDPLAN_CACHE or ~/.cache/groundplan/llm)"),
     n_ctx: int = typer.Option(8192, "--n-ctx", help="embedded: context window (tokens)"),
     threads: Optional[int] = typer.Option(None, "--threads", help="embedded: CPU threads"),
     temperature: float = typer.Option(0.0, "--temperature"),
     max_tokens: int = typer.Option(1200, "--max-tokens"),
     constrained: bool = typer.Option(True, "--constrained/--free", help="decode under the answer's grammar / JSON schema"),
+    units: bool = typer.Option(False, "--units", help="lfo: decode the task sequence as grasp-manipulation-release units"),
     env_source: str = typer.Option("llm", "--env-source", help="llm: chain the plan's environment_after (the paper); "
                                                                "executor: chain the executor's state"),
     execute: bool = typer.Option(True, "--execute/--no-execute", help="run each plan in the executor and show the verdict"),
@@ -242,8 +245,9 @@ def chat_command(
         _fail("the scripted backend needs --script-file")
     cfg = LLMConfig(backend=backend, model=model, base_url=base_url,
                     api_key_env=(api_key_env,) if api_key_env else DEFAULT_KEY_ENV, n_ctx=n_ctx, n_threads=threads,
-                    cache=not no_cache, record=record, replay=tuple(replay or ()), script=script)
-    options = WakeOptions(constrained=constrained, temperature=temperature, max_tokens=max_tokens, context_tokens=n_ctx)
+                    cache=not no_cache, cache_dir=cache_dir, record=record, replay=tuple(replay or ()), script=script)
+    options = WakeOptions(constrained=constrained, temperature=temperature, max_tokens=max_tokens, context_tokens=n_ctx,
+                          units=units)
     task = Task("chat", "chat", "", str(scene), None, skillset=skillset, extras={"keep": list(keep) if keep else None})
     try:
         llm = build_llm(cfg)
