@@ -25,7 +25,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
-from groundplan.methods.wake_prompts.actions import ActionSet
+from groundplan.methods.wake_prompts.actions import ActionSet, ActionSpec
 from groundplan.methods.wake_prompts.prompts import FULL_KEYS
 from groundplan.world.wake_env import (
     RELATIONS,
@@ -131,6 +131,19 @@ def _alts(options: Sequence[str]) -> str:
     return " | ".join(_lit(o) for o in options) if options else '""'
 
 
+def _item_rule(a: ActionSpec, first: Optional[str] = None) -> str:
+    """GBNF for one task-sequence item of action ``a`` (``"move_object(" obj ", " any ")"``,
+    with its quotes): each argument the ``obj`` or ``any`` rule, or the first one fixed to
+    the display name ``first``."""
+    parts = [_lit(f'"{a.name}(')]
+    for k, p in enumerate(a.params):
+        if k:
+            parts.append(_lit(", "))
+        parts.append(_lit(first) if k == 0 and first is not None else "obj" if p == "object" else "any")
+    parts.append(_lit(')"'))
+    return " ".join(parts)
+
+
 def unit_rules(objects: Sequence[str], actions: ActionSet, rules: dict[str, str]) -> str:
     """Rules for a task sequence made of grasp-manipulation-release units (LfO, Fig. 20:
     approach the object, grasp it, manipulate it, release it), each unit on one object:
@@ -142,15 +155,8 @@ def unit_rules(objects: Sequence[str], actions: ActionSet, rules: dict[str, str]
     unit_names = []
     for k, o in enumerate(objects):
         name = display_name(o)
-        manip = []
-        for a in actions.actions:
-            if a.name in actions.units or not a.params or a.params[0] != "object":
-                continue
-            parts = [_lit(f'"{a.name}({name}')]
-            for p in a.params[1:]:
-                parts += [_lit(", "), "obj" if p == "object" else "any"]
-            parts.append(_lit(')"'))
-            manip.append(" ".join(parts))
+        manip = [_item_rule(a, first=name) for a in actions.actions
+                 if a.name not in actions.units and a.params and a.params[0] == "object"]
         rules[f"manip-{k}"] = " | ".join(f"( {m} )" for m in manip)
         head = _lit(f'"{approach}({name})", "{grasp}({name})"')
         tail = _lit(f', "{release}({name})"')
@@ -182,13 +188,7 @@ def answer_grammar(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence
         if argless:
             rules[r] = _lit(f'"{a.name}()"')
         else:
-            parts = [_lit(f'"{a.name}(')]
-            for k, p in enumerate(a.params):
-                if k:
-                    parts.append(_lit(", "))
-                parts.append("obj" if p == "object" else "any")
-            parts.append(_lit(')"'))
-            rules[r] = " ".join(parts)
+            rules[r] = _item_rule(a)
         verbs.append(r)
     rules["item"] = " | ".join(verbs)
     def text_rule(n: int) -> str:
