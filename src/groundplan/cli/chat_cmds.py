@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from groundplan.cli.llm_cmds import CacheDirOpt
 from groundplan.errors import GroundplanError
 
 _out = Console(highlight=False, soft_wrap=True)
@@ -217,8 +218,7 @@ def chat_command(
     replay: Optional[List[Path]] = typer.Option(None, "--replay", help="transcript(s) for the replay backend"),
     record: Optional[Path] = typer.Option(None, "--record", help="append every exchange to this JSONL transcript"),
     no_cache: bool = typer.Option(False, "--no-cache", help="bypass the LLM disk cache"),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
-                                             help="LLM cache directory (default $GROUNDPLAN_CACHE or ~/.cache/groundplan/llm)"),
+    cache_dir: Optional[Path] = CacheDirOpt,
     n_ctx: int = typer.Option(8192, "--n-ctx", help="embedded: context window (tokens)"),
     threads: Optional[int] = typer.Option(None, "--threads", help="embedded: CPU threads"),
     temperature: float = typer.Option(0.0, "--temperature"),
