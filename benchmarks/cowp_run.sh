@@ -14,6 +14,9 @@ set -euo pipefail
 K=${1:?K trials per task}; M=${2:?method}; LLM=${3:-none}; DB=${4:-results/cowp_v2.sqlite}
 ids=()
 SHARD=${SHARD:-0/1}; si=${SHARD%/*}; sn=${SHARD#*/}; n=0
+if ! [[ $si =~ ^[0-9]+$ && $sn =~ ^[0-9]+$ ]] || (( sn < 1 || si >= sn )); then
+  echo "cowp_run.sh: SHARD must be i/n with 0 <= i < n, not '$SHARD'" >&2; exit 2
+fi
 for t in 1 4 6 9 10 11; do for ((k = 0; k < K; k++)); do
   if (( n++ % sn == si )); then ids+=(--task "$(printf 'task%d:%03d' "$t" "$k")"); fi
 done; done
