@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.methods import RunContext, get_method
 from groundplan.methods.cowp.spec import task_spec
 from groundplan.methods.cowp.world import TrialSetup

@@ -74,7 +74,7 @@ def long_plan(pt) -> list[str]:
 def store_episode(scene_file: Path, scene_dir: Path, db: Path) -> tuple[int, list]:
     from groundplan.bench.runner import episode_row
     from groundplan.bench.store import ResultStore, RunRecord
-    from groundplan.bench.task import Task
+    from groundplan.core.task import Task
     from groundplan.methods.base import Episode, TraceRecorder, execute_and_score
     from groundplan.sim.pipeline import build
 

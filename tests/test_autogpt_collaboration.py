@@ -9,7 +9,7 @@ import pytest
 import yaml
 from conftest import KITCHEN
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.llm import ScriptedLLM
 from groundplan.methods import RunContext, get_method
 

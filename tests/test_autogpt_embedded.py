@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import KITCHEN
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.methods import RunContext, get_method
 
 pytestmark = pytest.mark.embedded

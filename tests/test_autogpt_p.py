@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from conftest import KITCHEN
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.knowledge.oam import OAM
 from groundplan.llm import ScriptedLLM
 from groundplan.llm.types import UsageMeter

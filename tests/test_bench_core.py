@@ -11,7 +11,7 @@ from conftest import KITCHEN
 
 from groundplan.bench.metrics import aggregate, deterministic_view, episode_metrics
 from groundplan.bench.store import EpisodeRow, ResultStore, RunRecord, StoreError
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError
 from groundplan.llm.types import Usage, UsageMeter
 from groundplan.methods import (

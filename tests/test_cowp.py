@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.llm import ScriptedLLM
 from groundplan.methods import RunContext, get_method
 

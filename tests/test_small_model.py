@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.methods import RunContext, get_method
 from groundplan.methods.small_model.candidates import enumerate_atoms, scene_view
 from groundplan.methods.small_model.pool import load_pool

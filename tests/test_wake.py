@@ -9,7 +9,7 @@ import json
 import pytest
 from test_wake_support import LFO_PLANS, SCENES, answer, lfo_oracle, query_parts
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.llm import ScriptedLLM
 from groundplan.llm.gbnf import parse_gbnf
 from groundplan.methods import RunContext, get_method
@@ -757,7 +757,7 @@ def test_environment_is_the_same_in_every_process():
     import sys
 
     code = ("import json; from groundplan.methods.wake_prompts import make_world; "
-            "from groundplan.bench.task import Task; from groundplan.bench.datasets.wake import kitchen_graph; "
+            "from groundplan.core.task import Task; from groundplan.bench.datasets.wake import kitchen_graph; "
             "t = Task('x', 'x', 'x', kitchen_graph(), None, skillset='virtualhome', "
             "extras={'keep': ['breadslice_311', 'plate_286', 'toaster_309', 'kitchentable_231'], 'support_depth': 1}); "
             "print(json.dumps(make_world(t)[0].environment()))")

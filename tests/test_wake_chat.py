@@ -152,7 +152,7 @@ def test_chat_with_the_embedded_model_in_a_real_terminal(tmp_path):
 def test_chat_on_a_virtualhome_graph_with_automatic_feedback(tmp_path):
     """/auto: the automatic feedback system corrects the plan (PutIn into a closed microwave)."""
     from groundplan.bench.datasets.wake import kitchen_graph
-    from groundplan.bench.task import Task
+    from groundplan.core.task import Task
     from groundplan.methods.wake_prompts import make_world
 
     t = Task("c", "c", "", kitchen_graph(), None, skillset="virtualhome",

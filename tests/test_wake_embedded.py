@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_wake_support import SCENES
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.methods import RunContext, get_method
 
 pytestmark = pytest.mark.embedded

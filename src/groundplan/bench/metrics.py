@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.methods.base import Episode, EpisodeStatus
 
 COST_EPS = 1e-6

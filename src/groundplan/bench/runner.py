@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Se
 from groundplan.bench.datasets import DatasetSpec, get_dataset
 from groundplan.bench.metrics import aggregate, episode_metrics
 from groundplan.bench.store import EpisodeRow, ResultStore, RunRecord
-from groundplan.bench.task import Task
 from groundplan.bench.validate import RowProblem, check_task, quick_check
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError, DatasetError, GroundplanError
 from groundplan.methods.base import (
     RETRYABLE,

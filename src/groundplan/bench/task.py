@@ -1,20 +1,6 @@
-"""The Task record every dataset produces and every method consumes."""
+"""Moved: the Task record lives in ``groundplan.core.task`` (below ``methods``); this alias
+keeps ``from groundplan.bench.task import Task`` working."""
 
-from __future__ import annotations
+from groundplan.core.task import Task
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
-
-
-@dataclass(frozen=True)
-class Task:
-    id: str  # unique within its dataset, stable across runs
-    dataset: str
-    instruction: str
-    scene_file: str
-    goal: Optional[str]  # goal spec: a formula over the scene's objects
-    skillset: str = "household"
-    oam_file: Optional[str] = None
-    subset: str = ""  # family / subset used by reports
-    extras: Mapping[str, Any] = field(default_factory=dict)  # min_costs, min_tool_calls, explored, ...
-    source: str = ""  # file:row for error messages
+__all__ = ["Task"]

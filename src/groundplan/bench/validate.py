@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError, SceneError
 
 

@@ -230,7 +230,7 @@ def chat_command(
     execute: bool = typer.Option(True, "--execute/--no-execute", help="run each plan in the executor and show the verdict"),
 ):
     """Plan instructions one after another with Wake et al.'s prompts; correct a plan in words."""
-    from groundplan.bench.task import Task
+    from groundplan.core.task import Task
     from groundplan.llm import LLMConfig, build_llm
     from groundplan.llm.config import DEFAULT_KEY_ENV
     from groundplan.methods.wake_prompts.session import WakeOptions

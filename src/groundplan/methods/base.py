@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator, Mapping, Optional, Sequence
 
+from groundplan.core.verdict import verdict
 from groundplan.errors import ConfigError
 from groundplan.llm.types import UsageMeter, UsageSummary
 
@@ -172,7 +173,7 @@ class Episode:
         return {"task_id": self.task_id, "method": self.method, "status": self.status, "success": self.success,
                 "goal": self.goal, "plan": list(self.plan), "metrics": _jsonable(self.metrics),
                 "usage": self.usage.to_dict(), "wall_time": self.wall_time, "trace": _jsonable(self.trace),
-                "error": self.error, "seed": self.seed}
+                "error": self.error, "seed": self.seed, "verdict": verdict(self)}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Episode":
@@ -289,6 +290,10 @@ class ExecutionScore:
     success: Optional[bool]  # None when the task has no gold goal
     gcr: Optional[float]
     final_facts: frozenset = field(default=frozenset(), compare=False, repr=False)
+    #: whether a check goal (the task's gold goal / the user's --check) was evaluated
+    checked: bool = False
+    #: whether the method's own goal held on the final state (None: not given or not evaluated)
+    own_goal_held: Optional[bool] = None
 
     @property
     def exec_rate(self) -> float:
@@ -296,13 +301,17 @@ class ExecutionScore:
 
     def metrics(self) -> dict[str, Any]:
         return {"cost": self.cost, "executed_steps": self.executed, "planned_steps": self.planned,
-                "exec": self.exec_rate, "gcr": self.gcr}
+                "exec": self.exec_rate, "gcr": self.gcr, "checked": self.checked,
+                "own_goal_held": self.own_goal_held}
 
 
 def execute_and_score(planning_task: "PlanningTask", plan: Sequence[str], task: "Task",
-                      recorder: Optional[TraceRecorder] = None, *, stop_on_failure: bool = True) -> ExecutionScore:
+                      recorder: Optional[TraceRecorder] = None, *, stop_on_failure: bool = True,
+                      own_goal: Optional[str] = None) -> ExecutionScore:
     """Apply ``plan`` with the executor, recording a ``step`` event per action (changed
-    facts or the failure reason), then evaluate the task's gold goal on the final state."""
+    facts or the failure reason), then evaluate the task's gold goal on the final state.
+    When the task has no gold goal, the method's ``own_goal`` (if given) is evaluated instead
+    and reported as ``own_goal_held`` (the verdict "goal holds (unverified)")."""
     from groundplan.pddl.goal import parse_goal
     from groundplan.pddl.state import evaluate_goal
     from groundplan.sim.executor import Executor
@@ -329,7 +338,15 @@ def execute_and_score(planning_task: "PlanningTask", plan: Sequence[str], task: 
         if recorder is not None:
             recorder.event("check", against="gold goal", success=rep.success, gcr=rep.gcr,
                            unsatisfied=rep.unsatisfied)
-    return ExecutionScore(executed, len(plan), ex.cost, failed_step, failure, success, gcr, ex.facts)
+    own_held: Optional[bool] = None
+    if not task.goal and own_goal:
+        own = evaluate_goal(parse_goal(own_goal), planning_task.domain, planning_task.problem, ex.facts)
+        own_held = own.success
+        if recorder is not None:
+            recorder.event("check", against="own goal", success=own.success, gcr=own.gcr,
+                           unsatisfied=own.unsatisfied)
+    return ExecutionScore(executed, len(plan), ex.cost, failed_step, failure, success, gcr, ex.facts,
+                          checked=bool(task.goal), own_goal_held=own_held)
 
 
 def canonical_hash(obj: Any, n: int = 12) -> str:

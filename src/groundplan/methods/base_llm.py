@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import time
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
 from groundplan.methods.base import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.methods.base import (
     Episode,

@@ -21,7 +21,7 @@ import re
 import time
 from typing import Callable, Optional, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
 from groundplan.methods.base import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError, SceneError
 
 SCENE_SUFFIXES = (".yaml", ".yml", ".txt", ".json")

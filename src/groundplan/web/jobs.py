@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.web.catalog import SceneCatalog, SceneRef
 from groundplan.web.config import PAGE_BACKENDS, ServeConfig

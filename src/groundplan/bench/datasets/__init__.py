@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from groundplan.bench.datasets import autogptp, eai, progprompt, saycan
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError
 
 

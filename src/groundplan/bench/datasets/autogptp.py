@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.datadir import autogptp_root
 from groundplan.errors import DatasetError
 

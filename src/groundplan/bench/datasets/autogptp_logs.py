@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.datadir import autogptp_root
 
 _LOG_RE = re.compile(r"planning_(gpt_\d)_(on|off)_(saycan_saycan|simulation)_(.+)\.log$")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Optional
 
 from groundplan.bench.report import TableLayout, register_layout
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 
 TRIALS = 150
 VERSION = "GPT-Planner@255745e+groundplan-cowp-v1"

@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import DatasetError
 from groundplan.world.virtualhome import (
     RELATION_PREDICATES,

@@ -35,7 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.datadir import data_dir
 from groundplan.errors import DatasetError
 from groundplan.world.virtualhome import (

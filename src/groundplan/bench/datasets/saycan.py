@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.datadir import data_dir
 from groundplan.errors import DatasetError
 

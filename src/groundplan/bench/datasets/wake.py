@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.datadir import data_dir
 from groundplan.errors import DatasetError
 

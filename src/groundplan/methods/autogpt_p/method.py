@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from typing import Any, ClassVar, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.llm.autogptp_replay import find_replay
 from groundplan.llm.errors import LLMError, ReplayMissError
@@ -173,7 +173,7 @@ class AutoGPTPBase(Method):
         if out is not None:
             metrics.update(rounds=out.rounds, corrections=len(out.feedback), plan_status=out.status)
         if out is not None and out.solved:
-            score = execute_and_score(pt, out.plan, task, d.recorder)
+            score = execute_and_score(pt, out.plan, task, d.recorder, own_goal=out.goal_text)
             plan = out.plan
             metrics.update(score.metrics())
             success = bool(score.success)
@@ -183,7 +183,7 @@ class AutoGPTPBase(Method):
             # no plan: the initial state is the final state (an already-true goal passes)
             success = bool(task.goal) and evaluate_goal(gold_goal(task.goal), pt.domain, pt.problem,
                                                         pt.problem.init).success
-            metrics.update(cost=0.0, executed_steps=0, planned_steps=0)
+            metrics.update(cost=0.0, executed_steps=0, planned_steps=0, checked=bool(task.goal))
             status = EpisodeStatus.SUCCESS if success else {
                 "unsolvable": EpisodeStatus.UNSOLVABLE, "timeout": EpisodeStatus.TIMEOUT,
                 "error": EpisodeStatus.ERROR}.get(out.status if out else "", EpisodeStatus.NO_PLAN)
@@ -255,6 +255,14 @@ class AutoGPTPBase(Method):
         if task.goal:
             rep = evaluate_goal(gold_goal(task.goal), wt.domain, wt.problem, mem.world.facts)
             success, gcr = rep.success, rep.gcr
+        # without a check goal: whether the goal of the loop's last full Plan holds (verdict
+        # "goal holds (unverified)")
+        own_goal = next((e.get("goal") for e in reversed(d.recorder.events) if e.get("type") == "result"
+                         and e.get("status") == "executed" and e.get("goal")), None) \
+            if out.ended_by == "plan" else None
+        own_held = None
+        if not task.goal and own_goal:
+            own_held = evaluate_goal(gold_goal(own_goal), wt.domain, wt.problem, mem.world.facts).success
         d.recorder.event("result", success=success, ended_by=out.ended_by, tools=[t.tool for t in out.tools],
                          cost=mem.cost)
         min_costs = task.extras.get("min_costs")
@@ -268,6 +276,7 @@ class AutoGPTPBase(Method):
             # <= min_costs; tool costs minimal = tool calls <= min_tool_calls
             "minimal_original": bool(success and min_costs is not None and mem.last_plan_cost <= float(min_costs)),
             "minimal_tools_original": bool(success and min_tools is not None and len(out.tools) <= int(min_tools)),
+            "checked": bool(task.goal), "own_goal_held": own_held,
         }
         if success:
             status = EpisodeStatus.SUCCESS
@@ -275,7 +284,8 @@ class AutoGPTPBase(Method):
             status = EpisodeStatus.FAILURE
         else:
             status = EpisodeStatus.NO_PLAN
-        return Episode(task.id, self.name, status.value, success, goal=task.goal, plan=mem.executed, metrics=metrics,
+        return Episode(task.id, self.name, status.value, success, goal=task.goal or own_goal, plan=mem.executed,
+                       metrics=metrics,
                        error=None if success else (out.error or f"goal not reached (loop ended by {out.ended_by})"),
                        seed=ctx.seed)
 

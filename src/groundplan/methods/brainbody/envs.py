@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.world.virtualhome import (
     ScriptError,
     ScriptLine,

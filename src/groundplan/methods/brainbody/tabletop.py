@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.pddl.formula import Atom
 from groundplan.world.scene import Agent, Location, Scene, SceneObject

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.llm.errors import LLMUnsupportedError
 from groundplan.llm.types import UsageMeter

@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method

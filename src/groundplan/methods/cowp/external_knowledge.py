@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import ClassVar, Optional, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.limits import current as current_limits
 from groundplan.llm.cowp_replay import rule_predicate
 from groundplan.llm.types import UsageMeter

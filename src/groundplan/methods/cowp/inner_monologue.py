@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import RunContext, TraceRecorder, register_method
 from groundplan.prompts.cowp import render, template_text

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.methods.base import (
     Episode,

@@ -19,7 +19,7 @@ import time
 from dataclasses import fields, replace
 from typing import Any, Mapping, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import GoalError, GroundplanError
 from groundplan.methods.base import (
     Episode,
@@ -116,7 +116,7 @@ class GoalSearch(Method):
                 return Episode(task.id, self.name, status.value, False, goal=goal_text, error=last_error,
                                usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
                                seed=ctx.seed, metrics={"tool_calls": 1})
-            score = execute_and_score(pt, out.plan, task, rec)
+            score = execute_and_score(pt, out.plan, task, rec, own_goal=goal_text)
         except GroundplanError as exc:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())

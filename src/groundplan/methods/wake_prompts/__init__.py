@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.llm.errors import LLMError
 from groundplan.methods.base import (

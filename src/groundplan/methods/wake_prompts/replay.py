@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import DatasetError
 from groundplan.methods.wake_prompts.actions import VIRTUALHOME_ACTIONS
 from groundplan.methods.wake_prompts.judge import execute_answer

@@ -20,7 +20,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any, Mapping, Optional, Sequence
 
-from groundplan.bench.task import Task
+from groundplan.core.task import Task
 from groundplan.errors import DatasetError
 from groundplan.methods.wake_prompts.actions import VIRTUALHOME_ACTIONS
 from groundplan.methods.wake_prompts.feedback import Affordances
