@@ -2,7 +2,7 @@
 and why the others are not (issue 7: "SR 1.0 on the solvable tasks").
 
 For each task the gold program is executed from the task's initial graph (for test_unseen
-the derived environment-0 graph, see groundplan.bench.datasets.progprompt) and scored with
+the derived environment-0 graph, see groundplan.core.datasets.progprompt) and scored with
 ProgPrompt's metric. For a task the gold program does not solve, every unsatisfied
 condition is classified (a relation of the character with an object, another relation, a
 state), and a search tries to reach the missing conditions: after the gold program, one more
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from groundplan.bench.datasets.progprompt import progprompt_eval, split_graphs  # noqa: E402
+from groundplan.core.datasets.progprompt import progprompt_eval, split_graphs  # noqa: E402
 from groundplan.world.virtualhome import VHWorld, parse_script_line  # noqa: E402
 
 SPLITS = {"progprompt-env1": "env1", "progprompt-env2": "env2", "progprompt-test_unseen": "test_unseen"}

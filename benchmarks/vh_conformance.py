@@ -30,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from groundplan.bench.datasets.eai import EAIProgram, check_vh_goal, eai_root, load_programs  # noqa: E402
+from groundplan.core.datasets.eai import EAIProgram, check_vh_goal, eai_root, load_programs  # noqa: E402
 from groundplan.world.virtualhome import VHGraph, VHWorld, parse_script_line  # noqa: E402
 
 RELATIONS = ("ON", "INSIDE", "CLOSE", "FACING", "HOLDS_RH", "HOLDS_LH", "BETWEEN", "SITTING")

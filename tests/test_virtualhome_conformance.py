@@ -28,7 +28,7 @@ PROGRAMS = ("1003_2", "549_2", "688_1")
 def compared():
     from vh_conformance import compare
 
-    from groundplan.bench.datasets.eai import load_programs
+    from groundplan.core.datasets.eai import load_programs
 
     progs = {p.file_id: p for p in load_programs()}
     return {fid: compare(progs[fid]) for fid in PROGRAMS}
@@ -64,7 +64,7 @@ def _agreement(programs) -> tuple[list[dict], list[str]]:
 
 
 def test_seeded_sample_of_gold_programs_agrees():
-    from groundplan.bench.datasets.eai import load_programs
+    from groundplan.core.datasets.eai import load_programs
 
     progs = sorted(load_programs(), key=lambda p: p.file_id)
     assert len(progs) == 342

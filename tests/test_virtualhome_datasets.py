@@ -33,7 +33,7 @@ def test_test_unseen_order_and_tasks():
 def test_derivation_reproduces_recorded_initial_graphs(split):
     """The env-0 derivation, checked where the initial graph is known: identical but for the
     character's own edges."""
-    from groundplan.bench.datasets.progprompt import derive_initial_graph, split_graphs
+    from groundplan.core.datasets.progprompt import derive_initial_graph, split_graphs
 
     _, inits, finals = split_graphs(split)
     derived = derive_initial_graph(finals)
@@ -44,7 +44,7 @@ def test_derivation_reproduces_recorded_initial_graphs(split):
 
 
 def test_progprompt_metric():
-    from groundplan.bench.datasets.progprompt import goal_conditions, progprompt_eval, split_graphs
+    from groundplan.core.datasets.progprompt import goal_conditions, progprompt_eval, split_graphs
 
     tasks, inits, finals = split_graphs("env1")
     rels, sts = goal_conditions(inits[6], finals[6])  # put chicken in the fridge
@@ -56,7 +56,7 @@ def test_progprompt_metric():
 
 @pytest.mark.parametrize("split,index", [("env1", 6), ("env2", 9), ("test_unseen", 5)])
 def test_gold_script_reaches_the_gold_final_graph(split, index):
-    from groundplan.bench.datasets.progprompt import progprompt_eval, split_graphs
+    from groundplan.core.datasets.progprompt import progprompt_eval, split_graphs
     from groundplan.world.virtualhome import VHWorld
 
     tasks, inits, finals = split_graphs(split)

@@ -29,7 +29,7 @@ MAX_COMMANDS = 40  # default of the configured limit plan_max_steps (groundplan.
 
 
 def vh_program_examples(n: int = 3) -> str:
-    from groundplan.bench.datasets.progprompt import train_tasks
+    from groundplan.core.datasets.progprompt import train_tasks
 
     by_name = {t.name: t for t in train_tasks()}
     out = []

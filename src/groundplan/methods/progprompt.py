@@ -48,7 +48,7 @@ _STEP = re.compile(r"^([a-z][a-z0-9_]*)\s*\(\s*((?:['\"]?[A-Za-z0-9_]+['\"]?\s*(
 
 def env0_objects() -> list[str]:
     """The class names of environment 0 (the examples' environment), as the prompt header lists them."""
-    from groundplan.bench.datasets.progprompt import split_graphs
+    from groundplan.core.datasets.progprompt import split_graphs
 
     _, inits, _ = split_graphs("test_unseen")
     return sorted({n.class_name for n in inits[0].nodes})
@@ -57,7 +57,7 @@ def env0_objects() -> list[str]:
 def program_prompt(objects: list[str], task: str, n_examples: int = 3, *, new_env: bool = False) -> str:
     """run_eval.py's prompt: the header with environment 0's objects, the example programs,
     then (in another environment) that environment's ``objects = [...]``, then ``def task():``."""
-    from groundplan.bench.datasets.progprompt import pythonic_plans
+    from groundplan.core.datasets.progprompt import pythonic_plans
     from groundplan.prompts.progprompt import load
 
     plans = pythonic_plans()

@@ -144,7 +144,7 @@ class SceneCatalog:
     @staticmethod
     def _generated_roots() -> list[Path]:
         """Where dataset loaders write the scenes they derive (VirtualHome graphs of ProgPrompt tasks)."""
-        from groundplan.bench.datasets.progprompt import cache_dir
+        from groundplan.core.datasets.progprompt import cache_dir
 
         return [cache_dir()]
 

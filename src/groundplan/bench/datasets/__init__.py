@@ -1,33 +1,11 @@
-"""Dataset registry: name -> (version, loader). Loaders read the data directory."""
+"""Every shipped dataset, registered by name in the registry of ``groundplan.core.datasets``
+(name -> version, loader); loaders read the data directory. Import this package (or call its
+``get_dataset`` / ``load_tasks``) to have them all registered."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
-from groundplan.bench.datasets import autogptp, eai, progprompt, saycan
-from groundplan.core.task import Task
-from groundplan.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    name: str
-    version: str
-    description: str
-    loader: Callable[[], list[Task]]
-    #: every row carries a gold goal (a row without one is malformed)
-    has_goals: bool = True
-    #: every row names a scene file (a row whose scene file is missing is malformed)
-    has_scenes: bool = True
-
-
-DATASETS: dict[str, DatasetSpec] = {}
-
-
-def register(spec: DatasetSpec) -> None:
-    DATASETS[spec.name] = spec
-
+from groundplan.bench.datasets import autogptp, saycan
+from groundplan.core.datasets import DATASETS, DatasetSpec, eai, get_dataset, load_tasks, progprompt, register
 
 register(DatasetSpec("autogptp-saycan", "autogpt-p-standalone@14fa604",
                      "AutoGPT+P's SayCan set: 104 instructions in 8 families with PDDL goals", autogptp.saycan_tasks))
@@ -77,25 +55,4 @@ register(DatasetSpec("wake-vh-variation", _wake.VERSION, "Wake et al.'s scenario
 register(DatasetSpec("wake-lfo", "groundplan-lfo@1", "Wake et al.'s learning-from-observation role-plays (Sec. III-A): "
                      "multi-step instructions on the lfo shelf, fridge, drawer and window scenes", _wake.lfo_tasks))
 
-
-def get_dataset(name: str) -> DatasetSpec:
-    """A registered dataset, or several joined with ``+`` (``autogptp-saycan+autogptp-plan-tool``):
-    their tasks in order, one run; rows keep their own dataset name for reports."""
-    parts = [p.strip() for p in name.split("+")]
-    for p in parts:
-        if p not in DATASETS:
-            raise ConfigError(f"unknown dataset '{p}' (available: {', '.join(sorted(DATASETS))})")
-    if len(parts) == 1:
-        return DATASETS[parts[0]]
-    specs = [DATASETS[p] for p in parts]
-
-    def load() -> list[Task]:
-        return [t for s in specs for t in s.loader()]
-
-    return DatasetSpec("+".join(parts), "+".join(f"{s.name}@{s.version}" for s in specs),
-                       "joined: " + "; ".join(s.description for s in specs), load,
-                       has_goals=all(s.has_goals for s in specs), has_scenes=all(s.has_scenes for s in specs))
-
-
-def load_tasks(name: str) -> list[Task]:
-    return get_dataset(name).loader()
+__all__ = ["DATASETS", "DatasetSpec", "get_dataset", "load_tasks", "register"]

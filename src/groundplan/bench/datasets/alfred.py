@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Iterable, Iterator
 
 import yaml
 
+from groundplan.core.datasets.alfred_sample import AlfredSample
 from groundplan.errors import DatasetError
 from groundplan.methods.roblm.textformat import CAPABILITY_TO_ACTION, PlanStep, plan_text
 from groundplan.pddl.goal import parse_goal
@@ -36,37 +36,6 @@ SHORT = {"look_at_obj_in_light": "look", "pick_and_place_simple": "pick_place", 
          "pick_and_place_with_movable_recep": "movable", "pick_clean_then_place_in_recep": "clean",
          "pick_cool_then_place_in_recep": "cool", "pick_heat_then_place_in_recep": "heat"}
 SPLIT_SEEDS = {"train": range(0, 1000), "valid_seen": range(1000, 2000), "valid_unseen": range(2000, 3000)}
-
-
-@dataclass(frozen=True)
-class AlfredSample:
-    id: str
-    split: str
-    category: str
-    floorplan: int
-    seed: int
-    goal_text: str
-    goal_pddl: str
-    target: str  # the target object instance (Graph2NL's target node)
-    plan: str  # gold plan, class names, RobLM text format
-    fd_plan: tuple[str, ...] = ()  # the Fast Downward plan over instances
-    fd_seconds: float = 0.0
-    extras: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["fd_plan"] = list(self.fd_plan)
-        return d
-
-    @staticmethod
-    def from_json(d: dict[str, Any], source: str = "") -> "AlfredSample":
-        try:
-            return AlfredSample(**{**d, "fd_plan": tuple(d.get("fd_plan", ()))})
-        except TypeError as exc:
-            raise DatasetError(f"malformed sample: {exc}", file=source) from None
-
-    def scene(self) -> Scene:
-        return generate_scene(self.floorplan, self.seed)
 
 
 @lru_cache(maxsize=1)

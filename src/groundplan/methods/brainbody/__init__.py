@@ -66,7 +66,7 @@ def vh_command_text(command: str) -> str:
 
 
 def vh_planning_examples(n: int = 3) -> str:
-    from groundplan.bench.datasets.progprompt import train_tasks
+    from groundplan.core.datasets.progprompt import train_tasks
 
     by_name = {t.name: t for t in train_tasks()}
     out = []
@@ -81,7 +81,7 @@ def vh_planning_examples(n: int = 3) -> str:
 def vh_execution_examples(n: int = 8) -> str:
     """Step -> command pairs from the training set (steps with exactly one command), and
     ``<pass>`` for steps without one, with the paper's explanations."""
-    from groundplan.bench.datasets.progprompt import train_tasks
+    from groundplan.core.datasets.progprompt import train_tasks
 
     singles, passes, seen = [], [], set()
     for t in train_tasks():

@@ -159,13 +159,13 @@ class VHEnv:
         final = self.graph()
         ex = self.task.extras
         if ex.get("final_graph_file"):
-            from groundplan.bench.datasets.progprompt import progprompt_eval
+            from groundplan.core.datasets.progprompt import progprompt_eval
 
             gt = read_vh_graph_file(ex["final_graph_file"])
             s = progprompt_eval(self.initial, gt, final)
             return Score(s.sr, s.gcr, {"unsatisfied": list(s.unsatisfied), "conditions": s.total})
         if ex.get("vh_goal") is not None:
-            from groundplan.bench.datasets.eai import check_vh_goal
+            from groundplan.core.datasets.eai import check_vh_goal
 
             c = check_vh_goal(final, ex["vh_goal"], self.executed)
             return Score(c.success, c.gcr, {"unsatisfied": list(c.unsatisfied), "conditions": c.total})

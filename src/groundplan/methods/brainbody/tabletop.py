@@ -275,7 +275,7 @@ def franka_tasks() -> list[Task]:
     """The 7 tasks as bench tasks (scene YAML files written to the cache directory)."""
     import hashlib
 
-    from groundplan.bench.datasets.progprompt import cache_dir
+    from groundplan.core.datasets.progprompt import cache_dir
     from groundplan.world.yaml_io import write_yaml_scene
 
     out = []

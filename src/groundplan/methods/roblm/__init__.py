@@ -30,7 +30,7 @@ from groundplan.methods.base import (
 
 
 def task_from_sample(sample: Any) -> Task:
-    """An ALFRED-style sample (groundplan.bench.datasets.alfred.AlfredSample) as a bench Task."""
+    """An ALFRED-style sample (groundplan.core.datasets.alfred_sample.AlfredSample) as a bench Task."""
     return Task(id=sample.id, dataset=f"alfred-{sample.split}", instruction=sample.goal_text,
                 scene_file=f"alfworld:FloorPlan{sample.floorplan}#seed{sample.seed}", goal=sample.goal_pddl,
                 skillset="alfred", subset=sample.category, extras={"alfred": sample.to_json()})
@@ -52,7 +52,7 @@ class RobLMMethod(Method):
         return self._models[source]
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.bench.datasets.alfred import AlfredSample
+        from groundplan.core.datasets.alfred_sample import AlfredSample
         from groundplan.methods.roblm.grounding import AlfredWorld, execute, goal_satisfied
         from groundplan.methods.roblm.lm import Sampling, generate
         from groundplan.methods.roblm.metrics import accuracy, subtask_success
