@@ -140,7 +140,7 @@ _NOTE = re.compile(r"^(\w+)#(\d+)\.(\d+): (.*)$", re.DOTALL)
 
 def divergence(notes: list[str]) -> str:
     """The first place a replay left the recorded conversation, as a short category."""
-    from groundplan.llm.autogptp_replay import tool_result_category
+    from groundplan.methods.autogpt_p.replay import tool_result_category
 
     for n in notes:
         if n.startswith("[info]"):

@@ -15,6 +15,7 @@ import sys
 from groundplan.bench.datasets import load_tasks
 from groundplan.llm import LLMConfig, build_llm
 from groundplan.methods import RunContext, get_method
+from groundplan.methods.autogpt_p.replay import AutoGPTPReplayLLM  # noqa: F401 - registers --llm autogptp-replay
 from groundplan.planners import PlannerLimits, get_planner
 
 

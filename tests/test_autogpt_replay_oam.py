@@ -30,7 +30,8 @@ from groundplan.knowledge.oam_llm import (
     questions,
 )
 from groundplan.llm import ScriptedLLM
-from groundplan.llm.autogptp_replay import (
+from groundplan.llm.errors import LLMConfigError, ReplayMissError
+from groundplan.methods.autogpt_p.replay import (
     AutoGPTPReplayLLM,
     ReplaySource,
     feedback_category,
@@ -39,7 +40,6 @@ from groundplan.llm.autogptp_replay import (
     parse_planning_log,
     request_kind,
 )
-from groundplan.llm.errors import LLMConfigError, ReplayMissError
 
 PLANNING_LOG = """Waiting for memory server 'Planning/Actor' ...
 NEW CASE ------------------------------------------------------------------
@@ -435,7 +435,7 @@ def test_oam_strategies_on_the_real_questions_with_an_oracle():
 def test_real_logs_match_the_paper_tables():
     """The recorded verdicts of the paper's runs (first N cases per log) give its numbers."""
     from groundplan.datadir import autogptp_root
-    from groundplan.llm.autogptp_replay import load_recorded_run
+    from groundplan.methods.autogpt_p.replay import load_recorded_run
 
     root = autogptp_root()
     run = load_recorded_run(root, ReplaySource.parse("gpt-4"), "plan", "saycan_d_structured_language")

@@ -260,7 +260,7 @@ def test_external_knowledge_learns_from_the_failure_and_its_half_knowledge_base(
 
 
 def test_replay_answers_logged_prompts_and_falls_back_for_the_rest():
-    from groundplan.llm.cowp_replay import (
+    from groundplan.methods.cowp.replay import (
         APPROXIMATE,
         CowpDefaultLLM,
         CowpReplayLLM,

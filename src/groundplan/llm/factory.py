@@ -18,20 +18,25 @@ from groundplan.llm.transcript import RecordingLLM, ReplayLLM, TranscriptWriter
 BackendFactory = Callable[[LLMConfig], LLM]
 
 
-def _autogptp_replay(config: LLMConfig) -> LLM:
-    """AutoGPT+P's recorded GPT answers (``--llm autogptp-replay --model gpt-4|gpt-4-off|gpt-3|gpt-3-off``)."""
-    from groundplan.llm.autogptp_replay import AutoGPTPReplayLLM
-
-    return AutoGPTPReplayLLM.from_config(config)
-
-
-BACKENDS: Mapping[str, BackendFactory] = MappingProxyType({
+_BACKENDS: dict[str, BackendFactory] = {
     "embedded": EmbeddedLLM.from_config,
     "openai": OpenAICompatLLM.from_config,
     "replay": ReplayLLM.from_config,
     "scripted": ScriptedLLM.from_config,
-    "autogptp-replay": _autogptp_replay,
-})
+}
+#: backends by name (read-only view); a method package adds its own paper-log replay backend
+#: with ``register_backend`` when it is imported (``autogptp-replay`` by
+#: ``groundplan.methods.autogpt_p.replay``): this layer never imports methods
+BACKENDS: Mapping[str, BackendFactory] = MappingProxyType(_BACKENDS)
+
+
+def register_backend(name: str, factory: BackendFactory) -> None:
+    """Make ``--llm <name>`` build ``factory(config)``. Registering one name twice with
+    another factory is an error (two backends would answer to one name)."""
+    known = _BACKENDS.get(name)
+    if known is not None and known != factory:
+        raise LLMConfigError(f"LLM backend '{name}' registered twice")
+    _BACKENDS[name] = factory
 
 
 def create_backend(config: LLMConfig, registry: Mapping[str, BackendFactory] = BACKENDS) -> LLM:

@@ -23,7 +23,6 @@ from typing import Any, ClassVar, Optional
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
-from groundplan.llm.autogptp_replay import find_replay
 from groundplan.llm.errors import LLMError, ReplayMissError
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.autogpt_p.alternative import alternative_suggestion, naive_alternative
@@ -32,6 +31,7 @@ from groundplan.methods.autogpt_p.dialogue import Dialogue, backend_context, bac
 from groundplan.methods.autogpt_p.loop import FeedbackLoop, initial_memory
 from groundplan.methods.autogpt_p.memory import Memory, SimulatedUser
 from groundplan.methods.autogpt_p.plan_tool import original_conditions, planning_with_self_correction
+from groundplan.methods.autogpt_p.replay import find_replay
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,

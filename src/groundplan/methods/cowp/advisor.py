@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 from typing import Optional, Protocol, Sequence
 
-from groundplan.llm.cowp_replay import rule_predicate
 from groundplan.prompts.cowp import render
 
 from .common import LLMCaller, words_in, yes_no
+from .replay import rule_predicate
 from .world import Observation, Trial, parse_step
 
 _IDENT = re.compile(r"[a-z][a-z0-9_]*")

@@ -37,6 +37,7 @@ from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, re
 from .advisor import Advisor, LLMAdvisor, OracleAdvisor
 from .common import CowpFamilyMethod, Ending, LLMCaller, replace_word, sentence, words_in
 from .knowledge import Knowledge
+from .replay import CowpDefaultLLM, CowpReplayLLM
 from .world import Observation, SituationWorld, Trial, parse_step
 
 MAX_STEPS = 80  # default of the configured limit episode_max_steps (groundplan.limits)
@@ -260,8 +261,6 @@ class CowpGPT3(CowpBase):
         self._replay: Any = None  # the experience tables, read once per worker
 
     def llm_for(self, task: Task, ctx: RunContext) -> Any:
-        from groundplan.llm.cowp_replay import CowpDefaultLLM, CowpReplayLLM
-
         if self._replay is None:
             self._replay = CowpReplayLLM()
         return self._replay.for_task(int(task.extras["cowp_task"]),

@@ -18,7 +18,6 @@ from typing import ClassVar, Optional, Sequence
 
 from groundplan.core.task import Task
 from groundplan.limits import current as current_limits
-from groundplan.llm.cowp_replay import rule_predicate
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
@@ -26,6 +25,7 @@ from .advisor import locate_by_word
 from .common import CowpFamilyMethod, Ending
 from .cowp import MAX_FAILURES, CowpRun
 from .knowledge import Knowledge
+from .replay import rule_predicate
 from .world import Observation, SituationWorld, Trial
 
 

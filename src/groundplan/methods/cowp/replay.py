@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Mapping, Optional
 
+from groundplan.datadir import data_dir
 from groundplan.llm.base import LLM, Backend
 from groundplan.llm.errors import LLMConfigError, ReplayMissError
 from groundplan.llm.types import ChatRequest, Completion, Usage
@@ -68,8 +69,6 @@ def read_experience(path: Path | str) -> dict[str, str]:
 def experience_dir(root: Optional[Path | str] = None) -> Path:
     if root is not None:
         return Path(root)
-    from groundplan.datadir import data_dir
-
     return data_dir() / "cowp-gpt-planner" / "experience"
 
 

@@ -42,6 +42,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from groundplan.llm.base import Backend
 from groundplan.llm.errors import LLMConfigError, ReplayMissError
+from groundplan.llm.factory import register_backend
 from groundplan.llm.types import ChatRequest, Completion, Usage
 
 # --------------------------------------------------------------------------- request kinds
@@ -767,3 +768,6 @@ __all__ = [
     "load_recorded_run", "log_file", "find_replay", "KINDS", "GOAL", "TOOL", "AFFORDANCES", "OBJECT",
     "OBJECT_DIRECT", "SENTIMENT",
 ]
+
+
+register_backend(AutoGPTPReplayLLM.backend_name, AutoGPTPReplayLLM.from_config)
