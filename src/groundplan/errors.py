@@ -78,3 +78,16 @@ class DatasetError(InputError):
 
 class ConfigError(GroundplanError):
     """Bad configuration (unknown skill set, unknown planner, ...)."""
+
+
+def did_you_mean(word: str, candidates, *, n: int = 1, cutoff: float = 0.6) -> str:
+    """`` (did you mean apple0?)`` for the closest of ``candidates`` to ``word``, else ``""``."""
+    import difflib
+
+    pool = sorted({str(c) for c in candidates})
+    close = difflib.get_close_matches(str(word), pool, n=n, cutoff=cutoff)
+    if not close:  # a case slip (Apple0) or a missing separator the ratio misses
+        low = {c.lower().replace("-", "_"): c for c in pool}
+        hit = low.get(str(word).lower().replace("-", "_"))
+        close = [hit] if hit else []
+    return f" (did you mean {' or '.join(close)}?)" if close else ""

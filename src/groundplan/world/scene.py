@@ -59,6 +59,13 @@ class Scene:
     description: str = ""
     source: Optional[str] = None
     warnings: tuple[str, ...] = ()
+    #: where things were written in ``source`` (1-based lines), for ``file:line`` messages:
+    #: ``"fact:on apple0 counter0"``, ``"object:apple0"``, ``"agent:robot0"``
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+    def line_of(self, kind: str, key: str) -> Optional[int]:
+        """The line where the ``kind`` (fact / object / agent) ``key`` was written, if known."""
+        return self.lines.get(f"{kind}:{key}")
 
     # ----------------------------------------------------------------- lookups
     @property

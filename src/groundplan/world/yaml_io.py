@@ -22,18 +22,12 @@ from typing import Any
 
 import yaml
 
-from groundplan.errors import SceneError
+from groundplan.errors import SceneError, did_you_mean
 from groundplan.pddl.formula import Atom
+from groundplan.schemas import load_yaml, validate
 from groundplan.world.scene import Agent, Location, Scene, SceneObject, split_name
 
 KNOWN_KEYS = {"name", "description", "objects", "agents", "locations", "facts", "explored", "geometry"}
-
-
-def _line_of(text: str, needle: str) -> int | None:
-    for i, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return i
-    return None
 
 
 def read_yaml_scene(path: str | Path, *, strict: bool = True) -> Scene:
@@ -46,95 +40,112 @@ def read_yaml_scene(path: str | Path, *, strict: bool = True) -> Scene:
 
 
 def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, default_name: str = "scene") -> Scene:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise SceneError(f"invalid YAML: {getattr(exc, 'problem', exc)}", file=file,
-                         line=mark.line + 1 if mark else None) from None
+    """Read a scene, checked against the ``scene`` schema (groundplan/schemas) and for
+    consistency: every name once, every location, fact argument and agent position an
+    object or agent of the scene. Errors are ``file:line: message`` with a did-you-mean."""
+    data, lm = load_yaml(text, file=file, error=SceneError)
+    if data is None:
+        data = {}
     if not isinstance(data, dict):
-        raise SceneError("a scene must be a YAML mapping with objects, agents, locations and facts", file=file)
-    unknown = set(data) - KNOWN_KEYS
-    if unknown:
-        key = sorted(unknown)[0]
-        raise SceneError(f"unknown section '{key}' (expected one of {', '.join(sorted(KNOWN_KEYS))})",
-                         file=file, line=_line_of(text, f"{key}:"))
+        raise SceneError("a scene must be a YAML mapping with objects, agents, locations and facts", file=file,
+                         line=lm.line(()))
+    validate(data, "scene", file=file, lines=lm, error=SceneError, top_word="section")
 
-    def err(msg: str, needle: str | None = None) -> SceneError:
-        return SceneError(msg, file=file, line=_line_of(text, needle) if needle else None)
+    def err(msg: str, *path) -> SceneError:
+        return SceneError(msg, file=file, line=lm.line(path))
 
+    lines: dict[str, int] = {}
     objects: list[SceneObject] = []
-    for item in data.get("objects") or []:
-        if isinstance(item, str):
-            objects.append(SceneObject.from_name(item))
-        elif isinstance(item, dict) and "name" in item:
-            objects.append(SceneObject.from_name(str(item["name"]), item.get("class")))
-        else:
-            raise err(f"bad object entry {item!r}: write a name like apple0 or {{name: x, class: c}}", str(item))
-    names = {o.name for o in objects}
-    if len(names) != len(objects):
-        dup = next(o.name for o in objects if sum(1 for x in objects if x.name == o.name) > 1)
-        raise err(f"object '{dup}' listed twice", dup)
+    first: dict[str, int] = {}
+    for i, item in enumerate(data.get("objects") or []):
+        o = SceneObject.from_name(item) if isinstance(item, str) else SceneObject.from_name(item["name"], item.get("class"))
+        if o.name in first:
+            raise err(f"object '{o.name}' listed twice (first as object {first[o.name] + 1})", "objects", i)
+        first[o.name] = i
+        objects.append(o)
+        lines[f"object:{o.name}"] = lm.line(("objects", i)) or 0
+    names = set(first)
 
     agents: list[Agent] = []
-    for item in data.get("agents") or []:
-        if not isinstance(item, dict) or "name" not in item:
-            raise err(f"bad agent entry {item!r}: needs at least name and kind", str(item))
-        kind = item.get("kind", split_name(str(item["name"]))[0])
+    for i, item in enumerate(data.get("agents") or []):
+        name = item["name"]
+        kind = item.get("kind", split_name(name)[0])
         if kind not in ("robot", "human"):
-            raise err(f"agent '{item['name']}' has kind '{kind}', expected robot or human", str(item["name"]))
+            raise err(f"agent '{name}' has kind '{kind}', expected robot or human (give kind: robot or kind: human)",
+                      "agents", i)
+        if name in names or any(a.name == name for a in agents):
+            raise err(f"agent '{name}' has the name of another {'object' if name in names else 'agent'}",
+                      "agents", i, "name")
         caps = item.get("capabilities")
-        agents.append(Agent(name=str(item["name"]), kind=kind, location=item.get("at"),
+        agents.append(Agent(name=name, kind=kind, location=item.get("at"),
                             cost=float(item.get("cost", 1.0 if kind == "robot" else 100.0)),
                             hands=int(item.get("hands", 1)),
                             capabilities=tuple(caps) if caps is not None else None))
+        lines[f"agent:{name}"] = lm.line(("agents", i)) or 0
     agent_names = {a.name for a in agents}
     known = names | agent_names
 
+    def unknown(what: str, name: str) -> str:
+        return f"{what} unknown object '{name}'{did_you_mean(name, known)}"
+
     locations: list[Location] = []
+    placed: dict[str, str] = {}
     for lname, contents in (data.get("locations") or {}).items():
         lname = str(lname)
-        contents = [str(c) for c in (contents or [])]
-        for c in contents:
-            if c not in known:
-                raise err(f"location '{lname}' lists unknown object '{c}'", lname)
         if lname not in known:
-            raise err(f"location '{lname}' is not an object of the scene (add it to objects)", lname)
+            raise err(f"location '{lname}' is not an object of the scene{did_you_mean(lname, known)} "
+                      f"(add it to objects)", "locations", lname)
+        contents = [str(c) for c in (contents or [])]
+        for j, c in enumerate(contents):
+            if c not in known:
+                raise err(unknown(f"location '{lname}' lists", c), "locations", lname, j)
+            if c in placed and c != lname:
+                raise err(f"object '{c}' is listed at two locations, {placed[c]} and {lname}", "locations", lname, j)
+            placed[c] = lname
         locations.append(Location(lname, tuple(c for c in contents if c != lname)))
     loc_names = {loc.name for loc in locations}
 
     facts: set[Atom] = set()
     warnings: list[str] = []
-    for item in data.get("facts") or []:
+    for i, item in enumerate(data.get("facts") or []):
         toks = item.split() if isinstance(item, str) else [str(x) for x in item]
-        if len(toks) < 2:
-            raise err(f"fact '{item}' needs a predicate and at least one object", str(item))
+        line = lm.line(("facts", i)) or 0
+        fact = " ".join(toks)
         for t in toks[1:]:
             if t not in known:
-                msg = f"fact '{' '.join(toks)}' names unknown object '{t}'"
+                msg = unknown(f"fact '{fact}' names", t)
                 if strict:
-                    raise err(msg, " ".join(toks))
+                    raise SceneError(msg, file=file, line=line or None)
                 warnings.append(msg)
                 break
         else:
-            facts.add(Atom(toks[0], tuple(toks[1:])))
-    for a in agents:
+            atom = Atom(toks[0], tuple(toks[1:]))
+            if atom in facts:
+                raise SceneError(f"fact '{fact}' given twice", file=file, line=line or None)
+            facts.add(atom)
+            lines[f"fact:{fact}"] = line
+    for i, a in enumerate(agents):
         if a.location is not None:
             if a.location not in known:
-                raise err(f"agent '{a.name}' is at unknown location '{a.location}'", a.name)
+                raise err(f"agent '{a.name}' is at unknown location '{a.location}'{did_you_mean(a.location, known)}",
+                          "agents", i, "at")
             facts.add(Atom("at", (a.name, a.location)))
+            lines[f"fact:at {a.name} {a.location}"] = lm.line(("agents", i, "at")) or 0
     explored = data.get("explored")
     if explored is not None:
-        bad = [e for e in explored if e not in loc_names]
-        if bad:
-            raise err(f"explored location '{bad[0]}' is not in locations", str(bad[0]))
+        for i, e in enumerate(explored):
+            if e not in loc_names:
+                raise err(f"explored location '{e}' is not in locations{did_you_mean(e, loc_names)}", "explored", i)
     geometry: dict[str, tuple[float, ...]] = {}
     for k, v in (data.get("geometry") or {}).items():
+        if str(k) not in known:
+            raise err(f"geometry of unknown object '{k}'{did_you_mean(k, known)}", "geometry", k)
         geometry[str(k)] = tuple(float(x) for x in v)
     return Scene(name=str(data.get("name", default_name)), objects=tuple(objects), agents=tuple(agents),
                  facts=frozenset(facts), locations=tuple(locations),
                  explored=frozenset(explored) if explored is not None else None, geometry=geometry,
-                 description=str(data.get("description", "")), source=file, warnings=tuple(warnings))
+                 description=str(data.get("description", "")), source=file, warnings=tuple(warnings),
+                 lines={k: v for k, v in lines.items() if v})
 
 
 def scene_to_dict(scene: Scene) -> dict[str, Any]:
