@@ -1,0 +1,214 @@
+"""Held-out evaluation of goalsearch (issue 21): the held-out instructions written on
+2026-11-24 (benchmarks/data/heldout_goals/), AutoGPT+P's SayCan set and its plan-tool sets,
+per family: success, median and p95 wall time per instruction (model loaded, one process).
+
+    .venv/bin/python benchmarks/small_model_heldout.py check                    # every gold goal is reachable
+    .venv/bin/python benchmarks/small_model_heldout.py run shipped --sets heldout,saycan,plan-tool
+    .venv/bin/python benchmarks/small_model_heldout.py run no-lm --sets heldout
+    .venv/bin/python benchmarks/small_model_heldout.py report > benchmarks/results/small_model/heldout.md
+
+Variants are goalsearch configurations (see VARIANTS); ``--threads`` sets the embedded
+model's threads (default 1). The gold goal is read only to score the executed plan.
+The held-out set is never used for tuning: the example pool, the prompts and the generated
+training data are checked disjoint from it (tests/test_heldout_disjoint.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"
+HELDOUT_FILE = HELDOUT_DIR / "heldout_2026-11-24.yaml"
+OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
+DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
+
+#: name -> (description, goalsearch config, uses the LLM)
+VARIANTS: dict[str, tuple[str, dict, bool]] = {
+    "shipped": ("goalsearch as shipped (the default configuration)", {}, True),
+    "no-lm": ("goalsearch without LM scoring", {"lm_scoring": False}, False),
+}
+
+
+def heldout_tasks(path: Path = HELDOUT_FILE, *, oracle: bool = False):
+    """The held-out set as Tasks. ``oracle``: unseen-class scenes with their hand-written map
+    (default map + the oracle file) instead of the default map."""
+    from groundplan.bench.datasets.autogptp import EVAL, _sim_oam
+    from groundplan.bench.task import Task
+    from groundplan.datadir import autogptp_root
+
+    data = yaml.safe_load(path.read_text())
+    scenes = data["scenes"]
+    out = []
+    for t in data["tasks"]:
+        sc = scenes[t["scene"]]
+        f = sc["file"]
+        scene_file = str(autogptp_root() / EVAL / f.split(":", 1)[1]) if f.startswith("autogptp:") \
+            else str(path.parent / f)
+        oam = None
+        if sc["oam"] == "autogptp-sim":
+            oam = _sim_oam(autogptp_root())
+        if oracle and sc.get("oracle_oam"):
+            oam = os.pathsep.join([str(DEFAULT_OAM), str(path.parent / sc["oracle_oam"])])
+        goal = t["goal"]
+        out.append(Task(t["id"], "heldout-goals", t["instruction"], scene_file, goal, oam_file=oam,
+                        subset=t["family"], extras={"group": sc["group"], "scene": t["scene"]},
+                        source=f"{path.name}:{t['id']}"))
+    return out
+
+
+def tasks_for(set_name: str):
+    from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
+
+    if set_name == "heldout":
+        return heldout_tasks()
+    if set_name == "heldout-oracle":
+        return [t for t in heldout_tasks(oracle=True) if t.extras["group"] == "unseen"]
+    return saycan_tasks() if set_name == "saycan" else plan_tool_tasks()
+
+
+def check(oracle: bool) -> int:
+    """Plan every gold goal and execute it: the gold goal must be reachable in its scene."""
+    from groundplan.errors import GroundplanError
+    from groundplan.methods.base import execute_and_score
+    from groundplan.planners import get_planner
+    from groundplan.sim.pipeline import build, plan_and_check
+
+    planner = get_planner("fast-downward")
+    bad = 0
+    for t in heldout_tasks(oracle=oracle):
+        try:
+            pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
+            out = plan_and_check(pt, t.goal, planner, typecheck=False)
+            ok = out.status == "solved" and bool(execute_and_score(pt, out.plan, t).success)
+            msg = out.status if not ok else f"{len(out.plan)} steps"
+        except GroundplanError as exc:
+            ok, msg = False, f"error: {exc}"
+        bad += not ok
+        print(f"{t.id} {'ok ' if ok else 'BAD'} {msg}", flush=True)
+    print(f"{bad} unreachable gold goals")
+    return 1 if bad else 0
+
+
+def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: int | None = None) -> dict:
+    from groundplan.llm import LLMConfig, build_llm
+    from groundplan.methods import RunContext, get_method
+    from groundplan.planners import get_planner
+
+    desc, config, uses_llm = VARIANTS[name]
+    tasks = tasks_for(set_name)[:limit] if limit else tasks_for(set_name)
+    planner = get_planner("fast-downward")
+    llm = build_llm(LLMConfig(cache=False, n_threads=threads)) if uses_llm else None
+    method = get_method("goalsearch")
+    ctx = RunContext(llm=llm, planner=planner, config=config)
+    t_load = time.perf_counter()
+    if llm is not None:
+        from groundplan.llm.goal_search import _innermost
+
+        b = _innermost(llm)
+        if hasattr(b, "load"):
+            b.load()
+    method.searcher(config)
+    load_s = time.perf_counter() - t_load
+    rows = []
+    for t in tasks:
+        w0, c0 = time.perf_counter(), time.process_time()
+        ep = method.run(t, ctx)
+        rows.append({"task": t.id, "family": t.subset, "group": (t.extras or {}).get("group", ""),
+                     "instruction": t.instruction, "success": bool(ep.success), "goal": ep.goal, "gold": t.goal,
+                     "status": ep.status, "llm_calls": ep.usage.model_calls,
+                     "wall_s": round(time.perf_counter() - w0, 4), "cpu_s": round(time.process_time() - c0, 4)})
+        r = rows[-1]
+        print(f"{name} {t.id} {'ok ' if r['success'] else 'BAD'} {r['wall_s']:.2f}s {t.instruction[:60]!r} -> {ep.goal}",
+              flush=True)
+    res = {"variant": name, "description": desc, "config": config, "set": set_name, "threads": threads,
+           "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
+           "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{name}@{set_name}.json").write_text(json.dumps(res, indent=1))
+    return res
+
+
+def _p95(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+
+
+def _stats(rows: list[dict]) -> str:
+    walls = [r["wall_s"] for r in rows]
+    ok = sum(r["success"] for r in rows)
+    return f"{ok}/{len(rows)} = {ok / len(rows):.2f} | {statistics.median(walls):.2f} | {_p95(walls):.2f}"
+
+
+def report(out_dir: Path) -> str:
+    runs = {}
+    for p in sorted(out_dir.glob("*@*.json")):
+        res = json.loads(p.read_text())
+        runs[(res["variant"], res["set"])] = res
+    lines = []
+    for set_name in ("heldout", "heldout-oracle", "saycan", "plan-tool"):
+        have = [v for v in VARIANTS if (v, set_name) in runs] + \
+            sorted(v for (v, s) in runs if s == set_name and v not in VARIANTS)
+        if not have:
+            continue
+        lines.append(f"### {set_name}\n")
+        groups: list[tuple[str, str]] = [("all", "")]
+        first = runs[(have[0], set_name)]["rows"]
+        fams = list(dict.fromkeys(r["family"] for r in first))
+        grps = list(dict.fromkeys(r.get("group", "") for r in first if r.get("group")))
+        groups += [("family", f) for f in fams] + [("scene group", g) for g in grps]
+        lines.append("| variant | " + " | ".join(f"{k} {v}".strip() for k, v in groups) + " |")
+        lines.append("|---" * (len(groups) + 1) + "|")
+        for v in have:
+            rows = runs[(v, set_name)]["rows"]
+            cells = []
+            for k, val in groups:
+                sel = rows if k == "all" else [r for r in rows if (r["family"] if k == "family" else r.get("group"))
+                                               == val]
+                cells.append(_stats(sel) if sel else "")
+            lines.append(f"| {v} | " + " | ".join(cells) + " |")
+        lines.append("\ncells: successes/n = rate | median s | p95 s (wall time per instruction, model loaded)\n")
+        for v in have:
+            r = runs[(v, set_name)]
+            lines.append(f"- {v}: {r['description']}; config {r['config']}; threads {r['threads']}; "
+                         f"load {r['load_s']} s; load average at the end {r['loadavg_1m']:.1f}; run {r['date']}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("check")
+    c.add_argument("--oracle", action="store_true")
+    r = sub.add_parser("run")
+    r.add_argument("variants", nargs="+", choices=list(VARIANTS))
+    r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, saycan, plan-tool")
+    r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--limit", type=int)
+    r.add_argument("--out", type=Path, default=OUT)
+    rp = sub.add_parser("report")
+    rp.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    if args.cmd == "check":
+        return check(args.oracle)
+    if args.cmd == "report":
+        print(report(args.out))
+        return 0
+    for v in args.variants:
+        for s in args.sets.split(","):
+            res = run_variant(v, s, args.out, args.threads, args.limit)
+            print(f"== {v}@{s}: {_stats(res['rows'])}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

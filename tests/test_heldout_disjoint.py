@@ -1,0 +1,164 @@
+"""The held-out goal set (benchmarks/data/heldout_goals/, issue 21) is disjoint from every
+example pool, prompt example and training file goalsearch uses, and so is the unseen-class
+suite (benchmarks/data/unseen_classes/). An instruction counts as shared when it is equal
+after normalisation (case, punctuation, spacing) or nearly so (word-set overlap >= 0.9 for
+instructions of four or more words)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"
+UNSEEN_DIR = ROOT / "benchmarks" / "data" / "unseen_classes"
+PACKAGE = ROOT / "src" / "groundplan"
+#: every file goalsearch learns or retrieves from: the example pools and generated training
+#: data (package data), the small-model prompts, and every other prompt template
+TRAINING_DIRS = (PACKAGE / "data" / "examples", PACKAGE / "prompts", ROOT / "benchmarks" / "data" / "small_model_train")
+TEXT_SUFFIXES = {".yaml", ".yml", ".txt", ".json", ".jsonl", ".csv", ".md", ".tsv"}
+
+
+def _norm(s: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", s.lower().replace("’", "'")))
+
+
+def _heldout_instructions() -> list[str]:
+    files = sorted(HELDOUT_DIR.glob("heldout_*.yaml"))
+    assert files, "no held-out set under benchmarks/data/heldout_goals/"
+    out = []
+    for f in files:
+        out += [t["instruction"] for t in yaml.safe_load(f.read_text())["tasks"]]
+    return out
+
+
+def _strings(obj) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in _strings(v)]
+    if isinstance(obj, (list, tuple)):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def _unseen_instructions() -> list[str]:
+    """Instructions of helper H4's unseen-class suite (any YAML/JSON/CSV there; an
+    ``instruction`` field or column)."""
+    if not UNSEEN_DIR.exists():
+        return []
+    import csv
+    import json
+
+    out = []
+    for f in sorted(UNSEEN_DIR.rglob("*")):
+        if f.suffix in (".yaml", ".yml", ".json"):
+            data = yaml.safe_load(f.read_text()) if f.suffix != ".json" else json.loads(f.read_text())
+            out += _instruction_fields(data)
+        elif f.suffix == ".jsonl":
+            for line in f.read_text().splitlines():
+                if line.strip():
+                    out += _instruction_fields(json.loads(line))
+        elif f.suffix == ".csv":
+            with f.open(newline="") as fh:
+                for row in csv.DictReader(fh):
+                    out += [v for k, v in row.items() if k and k.lower() in ("instruction", "task") and v]
+    return out
+
+
+def _instruction_fields(obj) -> list[str]:
+    if isinstance(obj, dict):
+        return [v for k, v in obj.items() if k in ("instruction", "task") and isinstance(v, str)] + \
+            [s for k, v in obj.items() if isinstance(v, (dict, list)) for s in _instruction_fields(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _instruction_fields(v)]
+    return []
+
+
+def _training_texts() -> list[tuple[str, str]]:
+    """(file, text) for every string of every training / pool / prompt file."""
+    out = []
+    for d in TRAINING_DIRS:
+        if not d.exists():
+            continue
+        for f in sorted(d.rglob("*")):
+            if f.suffix not in TEXT_SUFFIXES or not f.is_file():
+                continue
+            text = f.read_text(errors="replace")
+            rel = str(f.relative_to(ROOT))
+            if f.suffix in (".yaml", ".yml"):
+                try:
+                    out += [(rel, s) for s in _strings(yaml.safe_load(text))]
+                except yaml.YAMLError:
+                    pass
+            elif f.suffix == ".jsonl":
+                import json
+
+                out += [(rel, s) for line in text.splitlines() if line.strip() for s in _strings(json.loads(line))]
+            out.append((rel, text))  # the whole file too (templates, few-shot blocks)
+    return out
+
+
+def _overlap(a: str, b: str) -> float:
+    wa, wb = set(a.split()), set(b.split())
+    return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+
+
+def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]:
+    ev = {_norm(s): s for s in evaluation}
+    hits = []
+    for rel, text in training:
+        n = _norm(text)
+        if n in ev:
+            hits.append(f"{rel}: {ev[n]!r}")
+            continue
+        if len(n) > 400:  # a whole file: the evaluation sentence must not appear in it
+            padded = f" {n} "
+            hits += [f"{rel}: contains {orig!r}" for key, orig in ev.items() if len(key.split()) >= 3
+                     and f" {key} " in padded]
+        else:
+            hits += [f"{rel}: {text!r} ~ {orig!r}" for key, orig in ev.items()
+                     if len(key.split()) >= 4 and _overlap(key, n) >= 0.9]
+    return sorted(set(hits))
+
+
+def test_heldout_set_is_large_and_dated():
+    data = yaml.safe_load((HELDOUT_DIR / "heldout_2026-11-24.yaml").read_text())
+    assert str(data["date"]) == "2026-11-24"
+    tasks = data["tasks"]
+    assert len(tasks) >= 80
+    assert len({t["scene"] for t in tasks}) >= 6
+    assert {t["family"] for t in tasks} >= {"imperative", "implicit", "multistep", "negation", "quantity", "all"}
+    assert len({t["id"] for t in tasks}) == len(tasks)
+
+
+def test_heldout_goals_parse():
+    from groundplan.pddl.goal import parse_goal
+
+    for t in yaml.safe_load((HELDOUT_DIR / "heldout_2026-11-24.yaml").read_text())["tasks"]:
+        parse_goal(t["goal"])
+
+
+def test_heldout_disjoint_from_pools_prompts_and_training_data():
+    training = _training_texts()
+    assert any("goalsearch_pool" in rel for rel, _ in training), "the goalsearch pool was not scanned"
+    shared = _shared(_heldout_instructions(), training)
+    assert shared == [], "held-out instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+
+
+@pytest.mark.skipif(not UNSEEN_DIR.exists(), reason="no unseen-class suite yet (benchmarks/data/unseen_classes/)")
+def test_unseen_class_suite_disjoint_from_pools_prompts_and_training_data():
+    unseen = _unseen_instructions()
+    assert unseen, f"no instructions found under {UNSEEN_DIR}"
+    shared = _shared(unseen, _training_texts())
+    assert shared == [], "unseen-class instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+
+
+def test_overlap_detector_catches_a_copy():
+    """The check can fail: a pool line that is a held-out instruction with other punctuation."""
+    ev = _heldout_instructions()[:3]
+    fake = [("pool.yaml", ev[1].upper().rstrip(".") + "!")]
+    assert _shared(ev, fake)
