@@ -1,0 +1,138 @@
+"""Open-vocabulary scenes (issue 20, must-show 1 and 2).
+
+1. The unseen-class suite (benchmarks/data/unseen_classes: scenes of ordinary classes the
+   default object-affordance map lacks, with gold goals): each gold goal is planned with
+   Fast Downward in the household skill set, the plan executed, and the executor must confirm
+   the goal held. Configurations: ``default`` (no --oam: the default map plus the offline
+   inference), ``no-infer`` (the default map alone: the baseline before the inference).
+2. The inferred affordances scored against AutoGPT+P's ground-truth OAM on every class of
+   that map absent from groundplan's default map (precision / recall / F1, as a Table II row),
+   and the time per unseen class.
+
+    .venv/bin/python benchmarks/unseen_classes.py [--configs default,no-infer] [--table2]
+        [--out benchmarks/results/open_vocab]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+SUITE = Path(__file__).resolve().parent / "data" / "unseen_classes"
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    scene: Path
+    instruction: str
+    goal: str
+
+
+def load_suite(root: Path = SUITE) -> tuple[list[Item], str]:
+    data = yaml.safe_load((root / "instructions.yaml").read_text())
+    scenes = root / data.get("scenes_dir", "scenes")
+    items = [Item(d["id"], scenes / f"{d['scene']}.yaml", d["instruction"], d["goal"]) for d in data["instructions"]]
+    return items, data.get("skillset", "household")
+
+
+def _build(scene: Path, skillset: str, config: str):
+    from groundplan.sim.pipeline import build
+
+    if config == "default":
+        return build(scene, skillset=skillset)
+    if config == "no-infer":
+        try:
+            return build(scene, skillset=skillset, infer="off")
+        except TypeError:  # before the inference existed: the default configuration had none
+            return build(scene, skillset=skillset)
+    return build(scene, skillset=skillset, infer=config)
+
+
+def run_suite(config: str, planner, items: list[Item], skillset: str) -> dict:
+    from groundplan.sim.pipeline import plan_and_check
+
+    rows, tasks, build_s = [], {}, {}
+    for it in items:
+        if it.scene not in tasks:
+            t0 = time.perf_counter()
+            tasks[it.scene] = _build(it.scene, skillset, config)
+            build_s[it.scene.stem] = time.perf_counter() - t0
+        task = tasks[it.scene]
+        out = plan_and_check(task, it.goal, planner, check_text=it.goal)
+        ok = out.status == "solved" and bool(out.check)
+        rows.append({"id": it.id, "status": out.status, "confirmed": ok, "actions": len(out.plan),
+                     "error": None if ok else (out.error or out.status)})
+    inferred = {s.stem: {c: list(a) for c, a in getattr(t, "inferred", {}).items()} for s, t in tasks.items()}
+    n_ok = sum(r["confirmed"] for r in rows)
+    return {"config": config, "confirmed": n_ok, "total": len(rows), "rate": n_ok / max(len(rows), 1),
+            "rows": rows, "inferred": inferred, "build_seconds": build_s}
+
+
+def table2_row() -> dict:
+    """The offline inference on every class of AutoGPT+P's ground-truth OAM that groundplan's
+    default map lacks, scored against that ground truth."""
+    from groundplan.datadir import autogptp_root
+    from groundplan.knowledge.infer import default_inferrer
+    from groundplan.knowledge.oam import OAM, default_oam, load_oam
+    from groundplan.knowledge.oam_llm import class_key, data_file, evaluate_oam, normalise
+    from groundplan.knowledge.affordances import catalogue
+
+    truth = normalise(load_oam(data_file(autogptp_root(), "truth")))
+    known = default_oam()
+    classes = [c for c in truth.classes if c not in known]
+    inferrer = default_inferrer()
+    t0 = time.perf_counter()
+    pred = inferrer.infer(classes, known)
+    secs = time.perf_counter() - t0
+    predicted = OAM({class_key(c): frozenset(a) for c, a in pred.items()}, "inferred")
+    full = evaluate_oam(predicted, truth, classes)
+    planning = {a.name for a in catalogue() if a.planning}
+    plan_only = evaluate_oam(predicted.restricted(planning), truth.restricted(planning), classes)
+    return {"classes": classes, "seconds": secs, "per_class_seconds": secs / max(len(classes), 1),
+            "all_affordances": full.to_dict(), "planning_affordances": plan_only.to_dict(),
+            "predicted": {c: sorted(a) for c, a in predicted.mapping.items()}, "inferrer": inferrer.describe()}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--configs", default="default,no-infer")
+    ap.add_argument("--table2", action="store_true", help="also score the inference against AutoGPT+P's truth")
+    ap.add_argument("--out", type=Path, default=Path("benchmarks/results/open_vocab"))
+    ap.add_argument("--timeout", type=float, default=30.0)
+    args = ap.parse_args()
+    from groundplan.planners import get_planner
+
+    planner = get_planner("fast-downward")
+    items, skillset = load_suite()
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for config in args.configs.split(","):
+        t0 = time.perf_counter()
+        res = run_suite(config, planner, items, skillset)
+        res["seconds"] = time.perf_counter() - t0
+        results[config] = res
+        print(f"{config}: {res['confirmed']}/{res['total']} confirmed ({res['rate']:.3f}) in {res['seconds']:.1f} s",
+              file=sys.stderr)
+        for r in res["rows"]:
+            if not r["confirmed"]:
+                print(f"  {r['id']}: {r['error']}", file=sys.stderr)
+        (args.out / f"suite-{config}.json").write_text(json.dumps(res, indent=1) + "\n")
+    if args.table2:
+        t2 = table2_row()
+        (args.out / "table2_inferred.json").write_text(json.dumps(t2, indent=1) + "\n")
+        a, p = t2["all_affordances"], t2["planning_affordances"]
+        print(f"table2: {len(t2['classes'])} classes, all affordances P/R/F1 {a['precision']:.3f}/{a['recall']:.3f}/"
+              f"{a['f1']:.3f}; planning affordances {p['precision']:.3f}/{p['recall']:.3f}/{p['f1']:.3f}; "
+              f"{t2['per_class_seconds'] * 1000:.1f} ms per class", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
