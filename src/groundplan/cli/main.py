@@ -191,17 +191,14 @@ def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option(
 
 
 def _register_optional() -> None:
-    """Commands contributed by other layers (registered when their modules exist)."""
-    app.command("chat")(__import__("groundplan.cli.chat_cmds", fromlist=["chat_command"]).chat_command)
-    app.add_typer(__import__("groundplan.cli.autogpt_cmds", fromlist=["oam_app"]).oam_app, name="oam")
-    try:
-        from groundplan.cli import llm_cmds
-    except ImportError:
-        return
-    if hasattr(llm_cmds, "llm_app"):
-        app.add_typer(llm_cmds.llm_app, name="llm")
-    if hasattr(llm_cmds, "goal_command"):
-        app.command("goal")(llm_cmds.goal_command)
+    """Commands of the other command modules. An import error here is a broken command and
+    fails loudly (it is never swallowed: a command must not silently disappear)."""
+    from groundplan.cli import autogpt_cmds, chat_cmds, llm_cmds
+
+    app.command("chat")(chat_cmds.chat_command)
+    app.add_typer(autogpt_cmds.oam_app, name="oam")
+    app.add_typer(llm_cmds.llm_app, name="llm")
+    app.command("goal")(llm_cmds.goal_command)
 
 
 def _register_serve() -> None:
@@ -211,10 +208,8 @@ def _register_serve() -> None:
 
 
 def _register_bench() -> None:
-    try:
-        from groundplan.cli import bench_cmds
-    except ImportError:
-        return
+    from groundplan.cli import bench_cmds
+
     app.add_typer(bench_cmds.bench_app, name="bench")
 
 
