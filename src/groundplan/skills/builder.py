@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from groundplan.errors import SceneError
+from groundplan.errors import SceneError, did_you_mean
 from groundplan.knowledge.affordances import affordance_names
 from groundplan.knowledge.oam import OAM
 from groundplan.pddl.formula import And, Atom, Increase, TypedVar, substitute
@@ -110,27 +110,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
                     {}, skillset.functions, skillset.requirements, skillset.hidden_predicates)
 
     # initial state: validate scene facts against the predicates
-    preds = domain.predicate_map
-    init: set[Atom] = set()
-    for f in sorted(sc.facts, key=lambda a: (a.predicate, a.args)):
-        p = preds.get(f.predicate)
-        problem_msg = None
-        if p is None:
-            problem_msg = f"fact {f.pddl()} uses predicate '{f.predicate}', unknown to skill set '{skillset.name}'"
-        elif domain.is_derived(f.predicate):
-            problem_msg = f"fact {f.pddl()} sets the derived predicate '{f.predicate}'"
-        elif len(f.args) != p.arity:
-            problem_msg = f"fact {f.pddl()}: predicate '{f.predicate}' takes {p.arity} arguments"
-        else:
-            missing = [a for a in f.args if a not in objects]
-            if missing:
-                problem_msg = f"fact {f.pddl()} names unknown object '{missing[0]}'"
-        if problem_msg:
-            if strict:
-                raise SceneError(problem_msg, file=sc.source)
-            warnings.append(problem_msg + "; dropped")
-            continue
-        init.add(f)
+    init = _checked_facts(sc, skillset, domain, objects, oam, strict, warnings)
     for lhs, rhs in skillset.init_implications:
         for f in list(init):
             if f.predicate == lhs.predicate and len(f.args) == len(lhs.args):
@@ -147,4 +127,63 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     return PlanningTask(domain, problem, skillset, scene, tuple(warnings))
 
 
+def _fact_problem(f: Atom, sc: Scene, skillset: SkillSet, domain: Domain, objects: dict[str, str],
+                  oam: OAM | None) -> tuple[str, bool] | None:
+    """What is wrong with a scene fact for this domain, and whether the fact is dropped for
+    it (False: a typing problem; the fact is kept, as before, when not strict)."""
+    preds = domain.predicate_map
+    p = preds.get(f.predicate)
+    if p is None:
+        usable = [n for n in preds if not domain.is_derived(n)]
+        return (f"fact {f.pddl()} uses predicate '{f.predicate}', unknown to skill set '{skillset.name}'"
+                f"{did_you_mean(f.predicate, usable)}", True)
+    if domain.is_derived(f.predicate):
+        return f"fact {f.pddl()} sets the derived predicate '{f.predicate}' (it follows from other facts)", True
+    if len(f.args) != p.arity:
+        return f"fact {f.pddl()}: predicate '{f.predicate}' takes {p.arity} arguments {p.pddl()}", True
+    missing = [a for a in f.args if a not in objects]
+    if missing:
+        return f"fact {f.pddl()} names unknown object '{missing[0]}'{did_you_mean(missing[0], objects)}", True
+    if not (skillset.affordance_types and oam is not None):
+        return None
+    # an affordance-typed domain: each argument must have the affordance the predicate needs,
+    # checked only where the class's affordances are known (in the map, given or inferred)
+    for i, (arg, param) in enumerate(zip(f.args, p.params)):
+        obj = sc.object(arg)
+        if obj is None or obj.cls not in oam or domain.types.is_subtype(objects[arg], param.type):
+            continue
+        affs = sorted(oam.affordances(obj.cls))
+        fits = [q.name for q in domain.predicates if q.name != f.predicate and q.arity == p.arity
+                and q.name not in domain.hidden_predicates and not domain.is_derived(q.name)
+                and all(domain.types.is_subtype(objects[a], v.type) for a, v in zip(f.args, q.params))]
+        hint = f"; '{fits[0]}' fits: ({fits[0]} {' '.join(f.args)})" if fits else ""
+        return (f"fact {f.pddl()}: {arg} is a {obj.cls} with affordances [{', '.join(affs)}]; "
+                f"'{f.predicate}' needs {_a(param.type)} as argument {i + 1}{hint} "
+                f"(or give {obj.cls} that affordance in an --oam file)", False)
+    return None
+
+
+def _checked_facts(sc: Scene, skillset: SkillSet, domain: Domain, objects: dict[str, str], oam: OAM | None,
+                   strict: bool, warnings: list[str]) -> set[Atom]:
+    """The scene's facts that fit the domain; a misfit raises ``file:line: message`` when
+    strict, else is a warning (dropped when the planner could not use it at all)."""
+    init: set[Atom] = set()
+    for f in sorted(sc.facts, key=lambda a: (a.predicate, a.args)):
+        found = _fact_problem(f, sc, skillset, domain, objects, oam)
+        if found is None:
+            init.add(f)
+            continue
+        msg, drop = found
+        if strict:
+            raise SceneError(msg, file=sc.source, line=sc.line_of("fact", " ".join((f.predicate, *f.args))))
+        warnings.append(msg + ("; dropped" if drop else ""))
+        if not drop:
+            init.add(f)
+    return init
+
+
 __all__ = ["PlanningTask", "build_task", "And"]
+
+
+def _a(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
