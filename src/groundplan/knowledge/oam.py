@@ -15,7 +15,8 @@ from typing import Mapping
 
 import yaml
 
-from groundplan.errors import InputError
+from groundplan.errors import InputError, did_you_mean
+from groundplan.schemas import EMPTY, LineMap, load_yaml, validate
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,34 @@ def _entry_lines(text: str, level: int) -> list[int]:
     return out
 
 
+def _json_lines(text: str, file: str) -> LineMap:
+    """Line numbers for a JSON OAM (JSON read as YAML keeps marks); none if YAML cannot read it."""
+    try:
+        return load_yaml(text, file=file)[1]
+    except InputError:
+        return EMPTY
+
+
+def _yaml_mapping(text: str, file: str) -> dict[str, frozenset[str]]:
+    """groundplan's YAML OAM, checked: the ``oam`` schema (a list of names per class, no
+    class twice, no affordance twice) and every affordance in the catalogue."""
+    from groundplan.knowledge.affordances import affordance_names
+
+    data, lm = load_yaml(text, file=file)
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise InputError(f"malformed OAM: expected {_SHAPES['.yaml']}", file=file, line=lm.line(()))
+    validate(data, "oam", file=file, lines=lm, top_word="class")
+    known = set(affordance_names())
+    for cls, affs in data.items():
+        for j, a in enumerate(affs or ()):
+            if a not in known:
+                raise InputError(f"class '{cls}' has unknown affordance '{a}'{did_you_mean(a, known)} "
+                                 f"(the catalogue: groundplan.knowledge.affordances)", file=file,
+                                 line=lm.line((cls, j)))
+    return {str(k): frozenset(v or ()) for k, v in data.items()}
+
+
 def load_oam(path: str | Path) -> OAM:
     p = Path(path)
     if not p.exists():
@@ -80,6 +109,7 @@ def load_oam(path: str | Path) -> OAM:
         if suffix == ".json":
             text = p.read_text()
             data = json.loads(text)
+            lm = _json_lines(text, str(p))
             entries = data["oams"] if isinstance(data, dict) else data
             mapping = {}
             for k, e in enumerate(entries):
@@ -90,6 +120,7 @@ def load_oam(path: str | Path) -> OAM:
                     what = f"missing key {exc}" if isinstance(exc, KeyError) else str(exc)
                     raise InputError(f"malformed OAM entry {k + 1}: {what} (expected {_SHAPES['.json']})",
                                      file=str(p), line=lines[k] if k < len(lines) else None) from None
+            validate(data, "oam_json", file=str(p), lines=lm, top_word="key")
         elif suffix == ".csv":
             acc: dict[str, set[str]] = {}
             with p.open(newline="") as fh:
@@ -99,8 +130,7 @@ def load_oam(path: str | Path) -> OAM:
                     acc.setdefault(row["object"], set()).add(row["affordances"])
             mapping = {k: frozenset(v) for k, v in acc.items()}
         elif suffix in (".yaml", ".yml"):
-            data = yaml.safe_load(p.read_text()) or {}
-            mapping = {str(k): frozenset(v or ()) for k, v in data.items()}
+            mapping = _yaml_mapping(p.read_text(), str(p))
         else:
             raise InputError(f"unknown OAM format '{suffix}' (expected .json, .csv or .yaml)", file=str(p))
     except json.JSONDecodeError as exc:

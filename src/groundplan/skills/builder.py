@@ -64,8 +64,8 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
         caps = _agent_caps(skillset, ag.kind, ag.capabilities)
         unknown = [c for c in caps if c not in cap_type]
         if unknown:
-            raise SceneError(f"agent {ag.name} has capability '{unknown[0]}', unknown to skill set '{skillset.name}'",
-                             file=sc.source)
+            raise SceneError(f"agent {ag.name} has capability '{unknown[0]}', unknown to skill set '{skillset.name}'"
+                             f"{did_you_mean(unknown[0], cap_type)}", file=sc.source, line=sc.line_of("agent", ag.name))
         t = base
         if t in caps_by_type and caps_by_type[t] != caps:
             t = f"{ag.name}_profile"
