@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from groundplan.errors import GoalError, GoalErrorKind, PDDLSyntaxError
+from groundplan.errors import GoalError, GoalErrorKind, PDDLSyntaxError, did_you_mean
 from groundplan.limits import current as current_limits
 from groundplan.pddl.formula import (
     And,
@@ -178,9 +178,10 @@ def _check(f: Formula, domain: Domain, problem: Problem, bound: dict[str, str],
         inner = dict(bound)
         for v in f.vars:
             if v.type not in domain.types:
-                raise GoalError(GoalErrorKind.WRONG_TYPE, f"goal: unknown type '{v.type}' for variable {v.name}",
+                hint = did_you_mean(v.type, domain.types.names)
+                raise GoalError(GoalErrorKind.WRONG_TYPE, f"goal: unknown type '{v.type}' for variable {v.name}{hint}",
                                 feedback=f"Your previous answer used the type {v.type}, however this type does "
-                                         f"not exist in the domain. Please correct your answer")
+                                         f"not exist in the domain.{_suggest(hint)} Please correct your answer")
             inner[v.name] = v.type
         _check(f.body, domain, problem, inner, allow_q, allow_hidden, types)
 
@@ -196,10 +197,12 @@ def _check_atom(a: Atom, domain: Domain, problem: Problem, bound: dict[str, str]
         return
     pred = domain.predicate_map.get(a.predicate)
     if pred is None:
-        raise GoalError(GoalErrorKind.UNKNOWN_PREDICATE, f"goal: unknown predicate '{a.predicate}' in {a.pddl()}",
+        usable = [n for n in domain.predicate_map if n not in domain.hidden_predicates or allow_hidden]
+        hint = did_you_mean(a.predicate, usable)
+        raise GoalError(GoalErrorKind.UNKNOWN_PREDICATE, f"goal: unknown predicate '{a.predicate}' in {a.pddl()}{hint}",
                         predicate=a.predicate,
                         feedback=f"Your previous answer contained the predicate {a.predicate}, however this "
-                                 f"predicate does not exist in the domain. Please correct your answer")
+                                 f"predicate does not exist in the domain.{_suggest(hint)} Please correct your answer")
     if not allow_hidden and a.predicate in domain.hidden_predicates:
         raise GoalError(GoalErrorKind.UNKNOWN_PREDICATE, f"goal: predicate '{a.predicate}' may not be used in goals",
                         predicate=a.predicate,
@@ -232,6 +235,11 @@ def _check_atom(a: Atom, domain: Domain, problem: Problem, bound: dict[str, str]
                                      f"is not a {param.type}. Please correct your answer")
 
 
+def _suggest(hint: str) -> str:
+    """`` (did you mean apple0?)`` -> `` Did you mean apple0?`` for the LLM's feedback."""
+    return f" {hint.strip()[1:-1].capitalize()}" if hint else ""
+
+
 def _obj_type(arg: str, domain: Domain, problem: Problem, bound: dict[str, str]) -> str:
     if arg.startswith("?"):
         if arg in bound:
@@ -241,9 +249,10 @@ def _obj_type(arg: str, domain: Domain, problem: Problem, bound: dict[str, str])
                                  "goal specification. Please correct your answer without the use of '?'")
     t = problem.type_of(domain, arg)
     if t is None:
-        raise GoalError(GoalErrorKind.UNKNOWN_OBJECT, f"goal: unknown object '{arg}'", obj=arg,
+        hint = did_you_mean(arg, problem.objects)
+        raise GoalError(GoalErrorKind.UNKNOWN_OBJECT, f"goal: unknown object '{arg}'{hint}", obj=arg,
                         feedback=f"Your previous answer contained the object {arg}, however this object does not "
-                                 f"exist in the scene. Please correct your answer")
+                                 f"exist in the scene.{_suggest(hint)} Please correct your answer")
     return t
 
 
