@@ -109,8 +109,17 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
          planner_name: str = typer.Option("fast-downward", "--planner"),
          timeout: Optional[float] = typer.Option(None, "--timeout",
                                                  help="seconds per plan (default: the limit planner_timeout)"),
-         lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)")):
-    """Plan GOAL in SCENE; print the plan (one action per line), its cost and time."""
+         lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)"),
+         domain: Optional[Path] = typer.Option(None, "--domain", help="PDDL domain file (with --problem)"),
+         problem: Optional[Path] = typer.Option(None, "--problem", help="PDDL problem file (with --domain)")):
+    """Plan GOAL in SCENE, or a PDDL --domain and --problem; print the plan (one action per
+    line), its cost and time."""
+    if domain is not None or problem is not None:
+        from groundplan.cli.plan_files_cmd import plan_files_command
+
+        plan_files_command(domain, problem, as_json=as_json, planner_name=planner_name, timeout=timeout,
+                           other=scene or goal or jsonl or check)
+        return
     planner = _planner(planner_name, timeout)
     if jsonl is not None:
         if not jsonl.exists():

@@ -16,6 +16,22 @@ class Token:
 SExpr = "str | list[SExpr]"
 
 
+class SList(list):
+    """A parsed ``( ... )``: a plain list that also knows the line its '(' is on, so
+    checks run after parsing can still name ``file:line``."""
+
+    __slots__ = ("line",)
+
+    def __init__(self, items=(), line: int | None = None):
+        super().__init__(items)
+        self.line = line
+
+
+def line_of(expr) -> int | None:
+    """The line an expression starts on (None for bare tokens and plain lists)."""
+    return getattr(expr, "line", None)
+
+
 def tokenize(text: str, *, file: str | None = None, first_line: int = 1) -> list[Token]:
     tokens: list[Token] = []
     line = first_line
@@ -53,7 +69,7 @@ def parse_sexprs(text: str, *, file: str | None = None, first_line: int = 1,
         if tok.text == "(":
             if len(stack) > max_depth:
                 raise PDDLSyntaxError(f"nesting deeper than {max_depth} levels", file=file, line=tok.line)
-            stack.append([])
+            stack.append(SList(line=tok.line))
             open_lines.append(tok.line)
         elif tok.text == ")":
             if len(stack) == 1:

@@ -1,0 +1,206 @@
+"""LLM+P's 140 gold problems (7 IPC domains x 20, ../shared/data/llm-pddl) planned and
+validated through ``groundplan plan --domain D --problem P --json`` (one fresh process per
+problem, as a user runs it), timed against the bare Fast Downward driver from the
+up-fast-downward wheel (``fast-downward.py D P --search ...``, a fresh process per call) in
+the same run.
+
+Both sides run the same search configuration: groundplan's Fast Downward planner runs
+``astar(ff())`` with half of the time bound and, if that runs out, ``lazy_greedy([ff()],
+preferred=[ff()])`` with the rest; the bare driver is called the same way (a second call
+when the first one runs out of its half). The bare driver's plan is validated by
+groundplan's executor too, so both columns count only plans that execute and reach the goal.
+
+IPC tyreworld's domain uses ``wrench``, ``jack`` and ``pump`` as constants without declaring
+them. The Fast Downward translator groundplan imports (the fast-downward-translate wheel)
+rejects that ("Undefined object"); groundplan reads them as domain constants of the type the
+problem gives them (with a warning) and plans the repaired task. The driver bundled with
+up-fast-downward accepts the original files. Should the bare driver reject an original file,
+it is run again on the repaired task as groundplan writes it (column "bare input" in gold.json).
+
+    .venv/bin/python benchmarks/llmp_gold.py [--timeout 20] [--domains barman,...] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from groundplan.datadir import data_dir
+from groundplan.pddl.parser import load_task
+from groundplan.pddl.writer import write_domain, write_problem
+from groundplan.planners.fast_downward import downward_binary, parse_plan_file
+from groundplan.sim.pddl_task import validate_plan
+
+DOMAINS = ("barman", "blocksworld", "floortile", "grippers", "storage", "termes", "tyreworld")
+PRIMARY = "astar(ff())"
+FALLBACK = "lazy_greedy([ff()], preferred=[ff()])"
+OUT = Path(__file__).parent / "results" / "llmp"
+GROUNDPLAN = Path(sys.executable).with_name("groundplan")
+
+
+def run_groundplan(domain: Path, problem: Path, timeout: float) -> dict:
+    t0 = time.perf_counter()
+    proc = subprocess.run([str(GROUNDPLAN), "plan", "--domain", str(domain), "--problem", str(problem), "--json",
+                           "--timeout", str(timeout)], capture_output=True, text=True, timeout=timeout + 60)
+    wall = time.perf_counter() - t0
+    try:
+        res = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError):
+        res = {"status": "error", "error": (proc.stderr or proc.stdout).strip()[-300:]}
+    return {**res, "wall": wall, "rc": proc.returncode}
+
+
+def _driver_call(driver: Path, d: Path, p: Path, search: str, timeout: float, tmp: str) -> tuple[int | None, str]:
+    plan_file = Path(tmp, "sas_plan")
+    plan_file.unlink(missing_ok=True)
+    proc = subprocess.Popen([sys.executable, str(driver), "--plan-file", str(plan_file), str(d), str(p), "--search",
+                             search], cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, text=True)
+    try:
+        log, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return None, ""
+    return proc.returncode, plan_file.read_text() if plan_file.exists() else log[-400:]
+
+
+def run_bare(domain_text: str, problem_text: str, timeout: float) -> dict:
+    """The bare driver with the same two-stage search; plan text when solved."""
+    driver = downward_binary().parents[3] / "fast-downward.py"
+    with tempfile.TemporaryDirectory(prefix="llmp-bare-") as tmp:
+        d, p = Path(tmp, "domain.pddl"), Path(tmp, "problem.pddl")
+        d.write_text(domain_text)
+        p.write_text(problem_text)
+        t0 = time.perf_counter()
+        rc, text = _driver_call(driver, d, p, PRIMARY, timeout / 2, tmp)
+        stage = "primary"
+        if rc is None:  # out of its half: the fallback gets the rest, as groundplan does
+            rc, text = _driver_call(driver, d, p, FALLBACK, max(0.5, timeout - (time.perf_counter() - t0)), tmp)
+            stage = "fallback"
+        wall = time.perf_counter() - t0
+    if rc == 0:
+        steps, cost = parse_plan_file(text)
+        return {"status": "solved", "plan": list(steps), "cost": cost, "wall": wall, "stage": stage}
+    if rc is None:
+        return {"status": "timeout", "wall": wall, "stage": stage}
+    reason = next((ln for ln in reversed(text.splitlines()) if ln.strip()), f"exit code {rc}")
+    return {"status": "error", "error": reason[:200], "wall": wall, "rc": rc, "stage": stage}
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))] if xs else float("nan")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--timeout", type=float, default=20.0, help="seconds per problem, both sides")
+    ap.add_argument("--domains", default=",".join(DOMAINS))
+    ap.add_argument("--limit", type=int, default=20, help="problems per domain")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    root = data_dir() / "llm-pddl" / "domains"
+    load_before = os.getloadavg()
+    rows = []
+    for dom in args.domains.split(","):
+        dfile = root / dom / "domain.pddl"
+        for i in range(1, args.limit + 1):
+            pfile = root / dom / f"p{i:02d}.pddl"
+            ours = run_groundplan(dfile, pfile, args.timeout)
+            task = load_task(dfile, pfile)
+            bare = run_bare(dfile.read_text(), pfile.read_text(), args.timeout)
+            bare_input = "original"
+            if bare["status"] == "error" and task.warnings:
+                bare_orig_error = bare.get("error")
+                bare = run_bare(write_domain(task.domain, comments=False), write_problem(task.problem), args.timeout)
+                bare_input = f"repaired (original rejected: {bare_orig_error})"
+            bare_valid = None
+            if bare["status"] == "solved":
+                v = validate_plan(task.domain, task.problem, bare["plan"])
+                bare_valid, bare["validation"] = v.valid, v.message()
+            row = {"domain": dom, "problem": pfile.name, "status": ours.get("status"), "valid": ours.get("valid"),
+                   "goal_reached": ours.get("goal_reached"), "steps": len(ours.get("plan") or []),
+                   "cost": ours.get("cost"), "seconds_api": ours.get("seconds"), "wall": ours["wall"],
+                   "validation": ours.get("validation"), "error": ours.get("error"),
+                   "bare_status": bare["status"], "bare_valid": bare_valid, "bare_cost": bare.get("cost"),
+                   "bare_wall": bare["wall"], "bare_stage": bare.get("stage"), "bare_input": bare_input,
+                   "bare_error": bare.get("error")}
+            rows.append(row)
+            print(f"{dom:12s} {pfile.name} ours {row['status']:9s} valid={row['valid']} {row['wall']:6.2f}s "
+                  f"(api {row['seconds_api'] or 0:6.2f}s) cost={row['cost']} | bare {row['bare_status']:8s} "
+                  f"valid={bare_valid} {row['bare_wall']:6.2f}s cost={row['bare_cost']} [{bare.get('stage')}]",
+                  flush=True)
+    load_after = os.getloadavg()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "gold.json").write_text(json.dumps({"timeout": args.timeout, "rows": rows}, indent=1) + "\n")
+    write_readme(args, rows, load_before, load_after)
+    return 0 if all(r["status"] == "solved" and r["valid"] for r in rows) else 1
+
+
+def write_readme(args, rows: list[dict], load_before, load_after) -> None:
+    lines = ["| domain | problems | solved | validated | ours median (s) | ours p95 (s) | in-process median (s) | "
+             "bare driver solved+valid | bare median (s) | bare p95 (s) | bare calls that needed the fallback |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    groups = {}
+    for r in rows:
+        groups.setdefault(r["domain"], []).append(r)
+    groups["all"] = rows
+    for dom, rs in groups.items():
+        ours = [r["wall"] for r in rs]
+        api = [r["seconds_api"] for r in rs if r["seconds_api"] is not None]
+        bare = [r["bare_wall"] for r in rs]
+        lines.append(
+            f"| {dom} | {len(rs)} | {sum(r['status'] == 'solved' for r in rs)} | {sum(bool(r['valid']) for r in rs)} "
+            f"| {statistics.median(ours):.2f} | {pct(ours, 0.95):.2f} | {statistics.median(api) if api else 0:.2f} "
+            f"| {sum(bool(r['bare_valid']) for r in rs)} | {statistics.median(bare):.2f} | {pct(bare, 0.95):.2f} "
+            f"| {sum(r['bare_stage'] == 'fallback' for r in rs)} |")
+    repaired = [r for r in rows if r["bare_input"] != "original"]
+    cost_diff = [r for r in rows if r["bare_cost"] is not None and r["cost"] is not None and r["bare_cost"] != r["cost"]]
+    failures = [r for r in rows if not (r["status"] == "solved" and r["valid"])]
+    text = [
+        "# LLM+P gold problems through `groundplan plan --domain --problem`",
+        "",
+        "The 140 gold problems of LLM+P (Liu et al. 2023; 7 IPC domains x 20, `../shared/data/llm-pddl/domains`), "
+        "each planned by `groundplan plan --domain D --problem P --json` in a fresh process and validated by "
+        "groundplan's executor (every step's preconditions in order, then the problem's goal); timed against the "
+        "bare Fast Downward driver of the up-fast-downward wheel (`fast-downward.py D P --search ...`, a fresh "
+        "process) in the same run, both with the same search (`astar(ff())` for half the bound, then "
+        "`lazy_greedy([ff()], preferred=[ff()])`). Wall time per problem includes interpreter start-up on both "
+        "sides; \"in-process\" is the time groundplan reports for read + check + plan + validate.",
+        "",
+        "```bash",
+        f".venv/bin/python benchmarks/llmp_gold.py --timeout {args.timeout:g}",
+        "```",
+        "",
+        *lines,
+        "",
+        f"Time bound {args.timeout:g} s per problem on each side. Machine: {os.cpu_count()} cores "
+        f"({platform.processor() or platform.machine()}), shared with other jobs; load average (1 min) before "
+        f"{load_before[0]:.2f}, after {load_after[0]:.2f}.",
+        "",
+        f"- Not solved or not validated by groundplan: {len(failures)}"
+        + ("" if not failures else ": " + "; ".join(f"{r['domain']}/{r['problem']} {r['status']} {r['error']}"
+                                                    for r in failures)),
+        f"- Bare driver on repaired input: {len(repaired)} problems"
+        + (f" ({repaired[0]['domain']}: {repaired[0]['bare_input']})" if repaired else ""),
+        f"- Plans whose cost differs between groundplan and the bare driver: {len(cost_diff)}"
+        + ("" if not cost_diff else " (" + ", ".join(f"{r['domain']}/{r['problem']} {r['cost']:g} vs "
+                                                     f"{r['bare_cost']:g}" for r in cost_diff[:10]) + ")"),
+        "",
+        "Per-problem rows: `gold.json`.",
+    ]
+    (args.out / "README.md").write_text("\n".join(text) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
