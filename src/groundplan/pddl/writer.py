@@ -27,6 +27,11 @@ def write_domain(domain: Domain, *, comments: bool = True) -> str:
         if comments and p.comment:
             preds.append(f"    ; {p.comment}")
         preds.append("    " + p.pddl())
+    declared = {p.name for p in domain.predicates}
+    for d in domain.derived:  # PDDL wants derived heads declared too (a skill set may leave them out)
+        if d.predicate.name not in declared:
+            declared.add(d.predicate.name)
+            preds.append("    " + d.predicate.pddl())
     preds.append("  )")
     out.append("\n".join(preds))
     if domain.functions:

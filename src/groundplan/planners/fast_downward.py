@@ -57,6 +57,12 @@ def _import_translator():
     return tmain, normalize, options, lisp_parser, parsing_functions
 
 
+def _one_line(text: str, limit: int = 300) -> str:
+    """A translator message (its ParseError spans lines) as one line of bounded length."""
+    s = " ".join(text.split())
+    return s if len(s) <= limit else s[:limit] + " ..."
+
+
 def _translate(domain_text: str, problem_text: str, extra_options: tuple[str, ...]) -> tuple[str, str]:
     tmain, normalize, options, lisp_parser, parsing_functions = _import_translator()
     log = io.StringIO()
@@ -69,11 +75,12 @@ def _translate(domain_text: str, problem_text: str, extra_options: tuple[str, ..
             normalize.normalize(task)
             sas = tmain.pddl_to_sas(task)
         except SystemExit as exc:  # the translator exits on bad input
-            raise PlannerError(f"Fast Downward translator rejected the task: {log.getvalue().strip().splitlines()[-1:] or exc}") from None
+            last = (log.getvalue().strip().splitlines() or [str(exc)])[-1]
+            raise PlannerError(f"Fast Downward translator rejected the task: {_one_line(last)}") from None
         except MemoryError:
             raise
         except Exception as exc:  # noqa: BLE001 - report translator crashes as planner errors
-            raise PlannerError(f"Fast Downward translator failed: {type(exc).__name__}: {exc}") from None
+            raise PlannerError(f"Fast Downward translator failed: {type(exc).__name__}: {_one_line(str(exc))}") from None
         out = io.StringIO()
         sas.output(out)
     return out.getvalue(), log.getvalue()
@@ -125,7 +132,7 @@ def _translate_child(domain_text: str, problem_text: str, extra_options: tuple[s
         except PlannerError as exc:
             msg = ("error", str(exc), "")
         except BaseException as exc:  # noqa: BLE001 - reported to the parent
-            msg = ("error", f"Fast Downward translator failed: {type(exc).__name__}: {str(exc)[:300]}", "")
+            msg = ("error", f"Fast Downward translator failed: {type(exc).__name__}: {_one_line(str(exc))}", "")
         data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
         view = memoryview(data)
         while view:

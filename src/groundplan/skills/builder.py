@@ -108,6 +108,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
         actions.append(Action(c.name, params, c.precondition, (*c.effects, *skillset.cost_effect), c.checks))
     domain = Domain(skillset.domain_name, th, skillset.predicates, tuple(actions), skillset.derived,
                     {}, skillset.functions, skillset.requirements, skillset.hidden_predicates)
+    warnings.extend(_undeclared_types(domain, skillset))
 
     # initial state: validate scene facts against the predicates
     init = _checked_facts(sc, skillset, domain, objects, oam, strict, warnings)
@@ -125,6 +126,17 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     metric = "minimize (total-cost)" if Atom("total-cost") in numeric else None
     problem = Problem(sc.name.replace(" ", "_") or "task", domain.name, objects, frozenset(init), None, numeric, metric)
     return PlanningTask(domain, problem, skillset, scene, tuple(warnings))
+
+
+def _undeclared_types(domain: Domain, skillset: SkillSet) -> list[str]:
+    """Action parameter types that are neither declared nor a class of this scene (a skill
+    set may name scene classes as types; without such objects the action never applies)."""
+    used: dict[str, str] = {}
+    for a in domain.actions:
+        for v in a.parameters:
+            used.setdefault(v.type, f"action '{a.name}'")
+    return [f"type '{t}' of {where} in skill set '{skillset.name}' is neither declared under types nor a class "
+            f"of this scene; nothing can fill it" for t, where in sorted(used.items()) if t not in domain.types]
 
 
 def _fact_problem(f: Atom, sc: Scene, skillset: SkillSet, domain: Domain, objects: dict[str, str],
