@@ -24,7 +24,10 @@ from typer.testing import CliRunner
 from groundplan.llm import (
     LLMAuthError,
     LLMConfig,
+    LLMConfigError,
     LLMConnectionError,
+    LLMContextLengthError,
+    LLMEndpointError,
     LLMModelNotFoundError,
     LLMResponseError,
     LLMTimeoutError,
@@ -55,12 +58,25 @@ def grammar_answer(body: dict) -> str:
     return "echo: " + body["messages"][-1]["content"][:40]
 
 
+#: llama.cpp server's answer to a prompt longer than its context (HTTP 400)
+CONTEXT_ERROR = {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                           "type": "exceed_context_size_error", "n_prompt_tokens": 2519, "n_ctx": 2048}}
+
+
 class FakeOpenAI:
-    def __init__(self, answer=grammar_answer, faults=None, key: str | None = None, hang_s: float = 3.0):
+    """An OpenAI-compatible server. ``faults(i)`` for the i-th POST: "429", "500", "hang",
+    "reset", "context" (HTTP 400 context size exceeded). ``models``: what GET /v1/models lists
+    (dicts, e.g. with vLLM's max_model_len); ``n_ctx``: llama.cpp's GET /props context, with
+    /tokenize (one token per word) and /apply-template."""
+
+    def __init__(self, answer=grammar_answer, faults=None, key: str | None = None, hang_s: float = 3.0,
+                 models: list[dict] | None = None, n_ctx: int | None = None):
         self.answer = answer
         self.faults = faults or (lambda i: None)
         self.key = key
         self.hang_s = hang_s
+        self.models = models if models is not None else [{"id": "fake-model"}]
+        self.n_ctx = n_ctx
         self.requests: list[dict] = []
         self.injected: list[str] = []
         self.release = threading.Event()
@@ -86,13 +102,22 @@ class FakeOpenAI:
 
             def do_GET(self):
                 if self.path.endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": "fake-model"}]})
+                    self._send(200, {"object": "list", "data": fake.models})
+                elif self.path == "/props" and fake.n_ctx is not None:
+                    self._send(200, {"default_generation_settings": {"n_ctx": fake.n_ctx}, "total_slots": 1})
                 else:
                     self._send(404, {"error": {"message": "not found"}})
 
             def do_POST(self):
                 n = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(n) or b"{}")
+                if fake.n_ctx is not None and self.path == "/apply-template":
+                    text = "".join(f"<|{m['role']}|> {m['content']} " for m in body["messages"])
+                    self._send(200, {"prompt": text})
+                    return
+                if fake.n_ctx is not None and self.path == "/tokenize":
+                    self._send(200, {"tokens": list(range(len(body["content"].split())))})
+                    return
                 with fake._lock:
                     i = len(fake.requests)
                     fake.requests.append({"path": self.path, "body": body,
@@ -106,6 +131,9 @@ class FakeOpenAI:
                     return
                 if fault == "429":
                     self._send(429, {"error": {"message": "rate limited"}}, [("Retry-After", "0")])
+                    return
+                if fault == "context":
+                    self._send(400, CONTEXT_ERROR)
                     return
                 if fault == "500":
                     self._send(500, {"error": {"message": "internal error"}})
@@ -221,6 +249,48 @@ def test_model_not_found_and_bad_url():
             backend(srv.url, model="missing-model", environ={}).chat("x")
         with pytest.raises(LLMResponseError, match="OpenAI-compatible base URL"):
             backend(srv.url.replace("/v1", "/v2"), environ={}).chat("x")
+
+
+def test_model_taken_from_the_server_when_not_given():
+    with FakeOpenAI() as srv:
+        llm = backend(srv.url, model="", environ={})
+        assert llm.model == "fake-model"
+        assert llm.chat("hi").usage.model == "fake-model"
+        assert srv.requests[-1]["body"]["model"] == "fake-model"
+    with FakeOpenAI(models=[{"id": "llama-3-8b"}, {"id": "qwen2.5-7b"}]) as srv:
+        with pytest.raises(LLMConfigError, match="lists several models: llama-3-8b, qwen2.5-7b; choose one with --model"):
+            backend(srv.url, model="", environ={})
+    with FakeOpenAI(models=[]) as srv:
+        with pytest.raises(LLMConfigError, match="lists no model"):
+            backend(srv.url, model="", environ={})
+
+
+def test_context_length_error_from_the_server_is_not_retried():
+    with FakeOpenAI(faults=lambda i: "context") as srv:
+        with pytest.raises(LLMContextLengthError, match="HTTP 400: the prompt does not fit the model's context.*"
+                                                        "exceeds the available context size"):
+            backend(srv.url, environ={}).chat("hi")
+        assert len(srv.requests) == 1  # a 4xx is final
+    assert issubclass(LLMContextLengthError, LLMEndpointError)
+
+
+def test_prompt_longer_than_the_servers_context_is_not_sent():
+    """llama.cpp reports its context in GET /props; the prompt is counted with its /tokenize
+    (the fake: one token per word) and refused before POST /chat/completions."""
+    with FakeOpenAI(n_ctx=60) as srv:
+        llm = backend(srv.url, environ={})
+        assert llm.server_context() == 60
+        assert llm.chat("short question").text.startswith("echo")
+        long = " ".join(f"w{i}" for i in range(80))
+        with pytest.raises(LLMContextLengthError, match=r"prompt of 8\d tokens does not fit the context of 60 "
+                                                        r"tokens of fake-model .*not sent") as ei:
+            llm.chat(long)
+        assert ei.value.n_ctx == 60 and ei.value.prompt_tokens >= 80
+        assert [r["path"] for r in srv.requests] == ["/v1/chat/completions"]  # only the short one
+    with FakeOpenAI(models=[{"id": "fake-model", "max_model_len": 4096}]) as srv:  # vLLM
+        assert backend(srv.url, environ={}).server_context() == 4096
+    with FakeOpenAI() as srv:  # neither: unknown, the server itself decides
+        assert backend(srv.url, environ={}).server_context() is None
 
 
 # ----------------------------------------------------------------------------- faults

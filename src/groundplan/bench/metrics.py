@@ -12,6 +12,10 @@ episodes. Definitions:
 - llm_calls, prompt_tokens, completion_tokens, tokens, wall_time.
 
 An invalid dataset row (status ``invalid``) counts as a failed episode in every rate.
+An episode that ended in an error (``error``: an endpoint error after retries, a broken
+input; ``crash``) is not a failure of the method: it still counts in the rates' denominators
+(so a rate never looks better for errors) but is counted apart (``errors``), so a summary
+says "0 successes, 584 errors", never just "success 0.000".
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional
 
 from groundplan.core.task import Task
+from groundplan.core.verdict import ERROR_STATUSES
 from groundplan.methods.base import Episode, EpisodeStatus
 
 COST_EPS = 1e-6
@@ -45,6 +50,8 @@ class EpisodeMetrics:
     tokens: int
     wall_time: float
     invalid: bool
+    #: the episode ended in an error, a crash or a refusal (the method did not fail: it could not run)
+    error: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,11 +98,13 @@ def episode_metrics(ep: Episode, task: Task) -> EpisodeMetrics:
         exec=exec_rate, completed=success, situation_met=met, situation_handled=handled, cost=cost,
         min_costs=min_costs, tool_calls=None if tool_calls is None else int(tool_calls), llm_calls=u.calls,
         prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, tokens=u.total_tokens,
-        wall_time=round(float(ep.wall_time), 6), invalid=invalid)
+        wall_time=round(float(ep.wall_time), 6), invalid=invalid,
+        error=ep.status in ERROR_STATUSES)
 
 
 #: metrics that do not depend on timing: equal across executors, worker counts and resumes
-DETERMINISTIC = ("n", "invalid", "success", "minimal", "minimal_tools", "gcr", "sr", "exec", "task_completion",
+DETERMINISTIC = ("n", "invalid", "errors", "success", "minimal", "minimal_tools", "gcr", "sr", "exec",
+                 "task_completion",
                  "situation_handling", "llm_calls", "tokens")
 
 
@@ -126,6 +135,7 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         "n": n,
         "invalid": sum(1 for r in rows if r.get("invalid")),
+        "errors": sum(1 for r in rows if r.get("error")),
         "success": _rate(col("success")),
         "minimal": _rate(minimal),
         "minimal_tools": _rate(minimal_tools),

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.bench.metrics import aggregate
 from groundplan.bench.store import EpisodeRow, ResultStore
+from groundplan.core.verdict import ERROR_STATUSES, verdict_text
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,8 @@ def dataset_table(dataset: str, groups: Sequence[Group]) -> tuple[str, dict[str,
 
 
 def summary_table(groups: Sequence[Group]) -> str:
-    header = ["run", "method", "dataset", "backend", "model", "prompt", "episodes", "invalid", "success", "minimal",
+    header = ["run", "method", "dataset", "backend", "model", "prompt", "episodes", "invalid", "errors", "success",
+              "minimal",
               "GCR", "SR", "EXEC", "completion %", "situation %", "LLM calls", "tokens", "s/episode", "statuses"]
     rows = []
     for g in groups:
@@ -164,7 +166,8 @@ def summary_table(groups: Sequence[Group]) -> str:
         ds = sorted({f"{r.dataset}@{r.dataset_version}" for r in g.rows})
         rows.append([g.run_id, g.method, ", ".join(ds), g.backend, g.model or "-",
                      (g.rows[0].prompt_hash if g.rows else "") or "-", str(a.get("n", 0)), str(a.get("invalid", 0)),
-                     _fmt(a.get("success")), _fmt(a.get("minimal")), _fmt(a.get("gcr")), _fmt(a.get("sr")),
+                     str(sum(1 for r in g.rows if r.status in ERROR_STATUSES)), _fmt(a.get("success")),
+                     _fmt(a.get("minimal")), _fmt(a.get("gcr")), _fmt(a.get("sr")),
                      _fmt(a.get("exec")),
                      _fmt(None if a.get("task_completion") is None else 100 * a["task_completion"], 1),
                      _fmt(None if a.get("situation_handling") is None else 100 * a["situation_handling"], 1),
@@ -210,7 +213,16 @@ def build_report(groups: Sequence[Group]) -> tuple[str, dict[str, Any]]:
             parts.append("")
             parts += [f"- {g.run_id}: {r.error or r.source}" for g, r in bad]
             parts.append("")
-        failed = [(g, r) for g in dgroups for r in g.rows if not r.success and r.status != "invalid"]
+        errors = [(g, r) for g in dgroups for r in g.rows if r.status in ERROR_STATUSES]
+        if errors:
+            parts.append(f"{len(errors)} episodes ended in an error (the method could not run: endpoint errors, "
+                         f"crashes), counted apart from failures:")
+            parts.append("")
+            parts += [f"- {g.run_id} {r.task_id} (seed {r.seed}): {verdict_text(r.status, r.success, None, r.error)}"
+                      [:240] for g, r in errors]
+            parts.append("")
+        failed = [(g, r) for g in dgroups for r in g.rows
+                  if not r.success and r.status != "invalid" and r.status not in ERROR_STATUSES]
         if failed:
             parts.append(f"<details><summary>{len(failed)} unsuccessful episodes</summary>")
             parts.append("")

@@ -10,19 +10,19 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from groundplan.cli.console import HELP_MARKUP, fail_line, make_console
 from groundplan.errors import GroundplanError
 
-oam_app = typer.Typer(no_args_is_help=True, help="Object-affordance maps: build with an LLM, evaluate, detect.")
-out = Console()
-err = Console(stderr=True)
+oam_app = typer.Typer(rich_markup_mode=HELP_MARKUP, no_args_is_help=True,
+                      help="Object-affordance maps: build with an LLM, evaluate, detect.")
+out = make_console()
+err = make_console(stderr=True)
 
 
 def _fail(msg: str) -> None:
-    err.print(f"[red]error:[/red] {escape(' '.join(str(msg).split()))}", highlight=False, soft_wrap=True)
+    err.print(fail_line("error", str(msg)))
     raise typer.Exit(2)
 
 
@@ -146,7 +146,7 @@ def detect_cmd(
             out.print(f"{p.cls}{p.instance} {p.affordance} {' '.join(f'{v:.3f}' for v in p.bbox)}", highlight=False)
         sc = scene_from_detections(dets, m)
         for w in sc.warnings:
-            err.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+            err.print(fail_line("warning", w))
         if scene_out is not None:
             from groundplan.world import write_yaml_scene
 

@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from groundplan.cli.console import HELP_MARKUP, fail_line, make_console
 from groundplan.errors import GroundplanError
 
-bench_app = typer.Typer(no_args_is_help=True, help="Run methods on datasets; store, resume and report results.")
-out = Console()
-err = Console(stderr=True)
+bench_app = typer.Typer(rich_markup_mode=HELP_MARKUP, no_args_is_help=True,
+                        help="Run methods on datasets; store, resume and report results.")
+out = make_console()
+err = make_console(stderr=True)
 
 DB_ENV = "GROUNDPLAN_BENCH_DB"
 DEFAULT_DB = Path("results") / "bench.sqlite"
@@ -26,7 +26,7 @@ def _db(path: Optional[Path]) -> Path:
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True, markup=True)
+    err.print(fail_line("error", str(msg)))
     raise typer.Exit(code)
 
 
@@ -167,7 +167,7 @@ def run_cmd(
         state["done"] += 1
         state["ok"] += int(row.success)
         if res.problem is not None:
-            prog.console.print(f"[yellow]invalid row:[/yellow] {res.problem}", highlight=False, soft_wrap=True)
+            prog.console.print(fail_line("invalid row", str(res.problem)))
         if bar is not None:
             prog.update(bar, advance=1, ok=state["ok"])
 
@@ -190,9 +190,15 @@ def run_cmd(
                       f"{summary.ran} run now) in {summary.wall_time:.1f} s on {ex.describe()}; "
                       f"success {m.get('success') or 0:.3f}, minimal "
                       f"{'-' if m.get('minimal') is None else format(m['minimal'], '.3f')}, "
-                      f"invalid {m.get('invalid', 0)}; results in {db_path}", highlight=False)
+                      f"invalid {m.get('invalid', 0)}, errors {m.get('errors', 0)}; results in {db_path}",
+                      highlight=False)
+            if m.get("errors"):
+                err.print(fail_line("warning", f"{m['errors']} of {m.get('n', 0)} episodes ended in an error, not "
+                                               f"a failure (the method could not run; e.g. the LLM endpoint "
+                                               f"failed): see `groundplan bench report {summary.run_id}`; "
+                                               f"--retry-errors re-runs them"))
             for p in summary.invalid:
-                err.print(f"[yellow]invalid row (counted as a failure):[/yellow] {p}", highlight=False, soft_wrap=True)
+                err.print(fail_line("invalid row (counted as a failure)", str(p)))
             if report is not None:
                 from groundplan.bench.report import write_report
 

@@ -19,21 +19,21 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from groundplan.cli.console import fail_line, make_console, styled
 from groundplan.cli.llm_cmds import CacheDirOpt
 from groundplan.errors import GroundplanError
 
-_out = Console(highlight=False, soft_wrap=True)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
+_out = make_console()
+_err = make_console(stderr=True)
 
 HELP = ("Type an instruction. After a plan: type a correction to revise it, or press Enter (/ok) to accept it.\n"
         "Commands: /ok  /auto  /env  /history  /reset  /help  /quit")
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    _err.print(f"[red]error:[/red] {escape(str(msg))}")
+    _err.print(fail_line("error", str(msg)))
     raise typer.Exit(code)
 
 
@@ -79,8 +79,9 @@ class ChatSession:
     def show(self, answer, judgement) -> None:
         c = self.console
         if answer.data is None:
-            c.print(f"[red]The answer is not a readable plan:[/red] {answer.problems[0] if answer.problems else ''}")
-            c.print(answer.text[:400], markup=False)
+            c.print(styled(("The answer is not a readable plan:", "red"), " ",
+                           answer.problems[0] if answer.problems else ""))
+            c.print(answer.text[:400])
             return
         view = answer.view
         t = Table(title=view.summary or None, show_lines=False)
@@ -92,19 +93,19 @@ class ChatSession:
             t.add_row(str(i + 1), item, steps[i] if i < len(steps) else "")
         c.print(t)
         if view.object_name:
-            c.print(f"object: {view.object_name}", markup=False)
+            c.print(f"object: {view.object_name}")
         if answer.question:
-            c.print(f"[bold yellow]The robot asks:[/bold yellow] {answer.question}")
+            c.print(styled(("The robot asks:", "bold yellow"), " ", answer.question))
         for p in answer.problems:
-            c.print(f"[yellow]note:[/yellow] {p}")
+            c.print(fail_line("note", p))
         if self.execute:
             f = judgement.failed
             if f is None and judgement.executable:
-                c.print("[green]executor: every step runs[/green]")
+                c.print(styled(("executor: every step runs", "green")))
             elif f is not None:
-                c.print(f"[red]executor: step {f.index + 1} fails:[/red] {f.reason}", markup=True)
+                c.print(styled((f"executor: step {f.index + 1} fails:", "red"), " ", str(f.reason)))
             if judgement.env_match is False:
-                c.print("[yellow]the plan's environment_after differs from the executor's state[/yellow]")
+                c.print(styled(("the plan's environment_after differs from the executor's state", "yellow")))
         before = self.session.current.environment if self.session.current else self.session.environment
         after = view.environment_after
         if after is not None:
@@ -113,11 +114,11 @@ class ChatSession:
             changes = [d for d in environment_diff(before, after, style=self.actions.style)
                        if d.startswith(("missing state", "unexpected"))]
             moved = [d.replace("unexpected state ", "") for d in changes if d.startswith("unexpected")]
-            c.print("environment after: " + ("; ".join(moved) if moved else "unchanged"), markup=False)
-        c.print("[dim](Enter to accept, or type a correction)[/dim]")
+            c.print("environment after: " + ("; ".join(moved) if moved else "unchanged"))
+        c.print(styled(("(Enter to accept, or type a correction)", "dim")))
 
     def show_env(self) -> None:
-        self.console.print(json.dumps(self.session.environment, indent=1), markup=False)
+        self.console.print(json.dumps(self.session.environment, indent=1))
 
     # ------------------------------------------------------------------ turns
 
@@ -148,9 +149,9 @@ class ChatSession:
             return False
         fb = self.auto.check(*self.pending)
         if fb is None:
-            self.console.print("[green]automatic feedback: nothing to correct[/green]")
+            self.console.print(styled(("automatic feedback: nothing to correct", "green")))
             return False
-        self.console.print(f"automatic feedback: {fb.text}", markup=False)
+        self.console.print(f"automatic feedback: {fb.text}")
         self.correct(fb.text)
         return True
 
@@ -163,7 +164,7 @@ class ChatSession:
         self.session.accept(env)
         self.accepted.append(self.session.history[-1].instruction)
         self.pending = None
-        self.console.print("[green]accepted[/green]; the next instruction starts from its environment_after")
+        self.console.print(styled(("accepted", "green"), "; the next instruction starts from its environment_after"))
 
     def reset(self) -> None:
         self.facts = self.world.initial_facts
@@ -186,12 +187,12 @@ class ChatSession:
                 self.show_env()
             elif cmd == "/history":
                 for i, ins in enumerate(self.accepted, 1):
-                    self.console.print(f"{i}. {ins}", markup=False)
+                    self.console.print(f"{i}. {ins}")
             elif cmd == "/reset":
                 self.reset()
                 self.console.print("reset to the initial environment")
             else:
-                self.console.print(HELP, markup=False)
+                self.console.print(HELP)
             return True
         if self.pending is not None:
             if not text:
@@ -256,8 +257,8 @@ def chat_command(
         _fail(str(exc))
         return
     _out.print(f"groundplan chat - {scene.name} ({skillset} actions, {prompts} prompts, {llm.backend_name} "
-               f"{llm.model})", markup=False)
-    _out.print(HELP, markup=False)
+               f"{llm.model})")
+    _out.print(HELP)
     try:
         while True:
             try:
@@ -268,7 +269,7 @@ def chat_command(
                 if not chat.handle(line):
                     break
             except GroundplanError as exc:
-                _err.print(f"[red]error:[/red] {escape(str(exc))}")
+                _err.print(fail_line("error", str(exc)))
     except KeyboardInterrupt:
         _out.print("")
     finally:

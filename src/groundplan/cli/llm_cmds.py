@@ -12,15 +12,14 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from groundplan.cli.console import HELP_MARKUP, fail_line, make_console
 from groundplan.errors import GroundplanError
 
-llm_app = typer.Typer(no_args_is_help=True, add_completion=False,
+llm_app = typer.Typer(rich_markup_mode=HELP_MARKUP, no_args_is_help=True, add_completion=False,
                       help="Talk to a language model (embedded SmolLM2 by default, any OpenAI-compatible endpoint).")
-_out = Console()
-_err = Console(stderr=True)
+_out = make_console()
+_err = make_console(stderr=True)
 
 # ----------------------------------------------------------------------------- shared options
 
@@ -68,7 +67,7 @@ class _LLMOptions:
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    _err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True, markup=True)
+    _err.print(fail_line("error", str(msg)))
     raise typer.Exit(code)
 
 

@@ -11,21 +11,21 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from groundplan.cli.console import HELP_MARKUP, fail_line, make_console
 from groundplan.errors import GroundplanError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(rich_markup_mode=HELP_MARKUP, add_completion=False, no_args_is_help=True,
                   help="groundplan: grounded LLM task planning for robots.")
-scene_app = typer.Typer(no_args_is_help=True, help="Inspect and convert scenes.")
+scene_app = typer.Typer(rich_markup_mode=HELP_MARKUP, no_args_is_help=True,
+                        help="Inspect and convert scenes.")
 app.add_typer(scene_app, name="scene")
-out = Console()
-err = Console(stderr=True)
+out = make_console()
+err = make_console(stderr=True)
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True)
+    err.print(fail_line("error", str(msg)))
     raise typer.Exit(code)
 
 
@@ -44,6 +44,7 @@ def _root(limits_file: Optional[Path] = typer.Option(
 def limits_command(as_json: bool = typer.Option(False, "--json", help="print one JSON object")):
     """Show the resource bounds in force and where they come from."""
     from rich.table import Table
+    from rich.text import Text
 
     from groundplan.limits import Limits, current, source
 
@@ -51,13 +52,13 @@ def limits_command(as_json: bool = typer.Option(False, "--json", help="print one
     if as_json:
         sys.stdout.write(json.dumps(dataclasses.asdict(lim)) + "\n")
         return
-    t = Table(title=escape("resource bounds ([limits] in --limits FILE, $GROUNDPLAN_CONFIG or ./groundplan.toml)"))
+    t = Table(title="resource bounds ([limits] in --limits FILE, $GROUNDPLAN_CONFIG or ./groundplan.toml)")
     for col in ("limit", "value", "default", "what it bounds"):
         t.add_column(col)
     docs = _limit_docs()
     for f in dataclasses.fields(Limits):
         v, d = getattr(lim, f.name), getattr(default, f.name)
-        t.add_row(f.name, f"{v:g}" if v == d else f"[bold]{v:g}[/bold]", f"{d:g}", docs.get(f.name, ""))
+        t.add_row(f.name, f"{v:g}" if v == d else Text(f"{v:g}", style="bold"), f"{d:g}", docs.get(f.name, ""))
     out.print(t)
     out.print(f"source: {source()}", highlight=False)
 
@@ -152,7 +153,7 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
     if result.status == "invalid":
         _fail(result.error or "invalid goal")
     for w in result.warnings:
-        err.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        err.print(fail_line("warning", w))
     if result.status != "solved":
         err.print(f"{result.status}: {result.error or ''}", highlight=False)
         raise typer.Exit(1)
@@ -166,10 +167,10 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
 
 @scene_app.command("show")
 def scene_show(path: Path, lenient: bool = typer.Option(False, "--lenient")):
-    """Print a scene as groundplan YAML."""
+    """Print a scene as groundplan YAML (loads back as the same scene: `scene show S > s.yaml`)."""
     from groundplan.world import load_scene, write_yaml_scene
 
-    out.print(write_yaml_scene(load_scene(path, strict=not lenient)), highlight=False)
+    _write_data(write_yaml_scene(load_scene(path, strict=not lenient)))
 
 
 @scene_app.command("convert")
@@ -184,8 +185,11 @@ def scene_convert(src: Path, dst: Path, lenient: bool = typer.Option(False, "--l
 @app.command()
 def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option("household", "--skills"),
          oam: Optional[str] = typer.Option(None, "--oam"), goal: Optional[str] = typer.Option(None, "--goal"),
-         lenient: bool = typer.Option(False, "--lenient")):
-    """Print the PDDL domain and problem built from a skill set and a scene."""
+         lenient: bool = typer.Option(False, "--lenient"),
+         out_dir: Optional[Path] = typer.Option(None, "--out", help="write DIR/domain.pddl and DIR/problem.pddl "
+                                                                   "instead of printing both")):
+    """Print the PDDL domain and problem built from a skill set and a scene (or write them
+    to --out DIR); with --goal the problem has that goal, ready for a planner."""
     from groundplan.pddl import check_goal, parse_goal, write_domain, write_problem
     from groundplan.sim.pipeline import build
 
@@ -195,8 +199,23 @@ def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option(
         g = parse_goal(goal)
         check_goal(g, task.domain, problem)
         problem = problem.with_goal(g)
-    out.print(write_domain(task.domain), highlight=False, markup=False)
-    out.print(write_problem(problem, with_goal=goal is not None), highlight=False, markup=False)
+    domain_text, problem_text = write_domain(task.domain), write_problem(problem, with_goal=goal is not None)
+    if out_dir is None:
+        _write_data(domain_text)
+        _write_data(problem_text)
+        return
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in (("domain.pddl", domain_text), ("problem.pddl", problem_text)):
+            (out_dir / name).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{out_dir}: cannot write: {exc.strerror or exc}")
+    out.print(f"wrote {out_dir / 'domain.pddl'} and {out_dir / 'problem.pddl'}")
+
+
+def _write_data(text: str) -> None:
+    """Data (PDDL, YAML) goes to stdout byte for byte: no console layout, markup or wrapping."""
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 def _register_optional() -> None:
@@ -236,7 +255,7 @@ def main() -> None:
     except GroundplanError as exc:
         if os.environ.get("GROUNDPLAN_DEBUG"):
             raise
-        err.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        err.print(fail_line("error", str(exc)))
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -249,8 +268,7 @@ def main() -> None:
             sys.exit(1)
         if os.environ.get("GROUNDPLAN_DEBUG"):
             raise
-        err.print(f"[red]internal error:[/red] {type(exc).__name__}: {escape(str(exc))} (set GROUNDPLAN_DEBUG=1 for a traceback)",
-                  highlight=False, soft_wrap=True)
+        err.print(fail_line("internal error", f"{type(exc).__name__}: {exc} (set GROUNDPLAN_DEBUG=1 for a traceback)"))
         sys.exit(1)
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 
+from groundplan.cli.console import make_console
 from groundplan.errors import GroundplanError
 
-_out = Console(highlight=False, soft_wrap=True)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
+_out = make_console()
+_err = make_console(stderr=True)
 
 
 def serve_command(

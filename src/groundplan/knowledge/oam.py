@@ -110,6 +110,10 @@ def load_oam(path: str | Path) -> OAM:
             text = p.read_text()
             data = json.loads(text)
             lm = _json_lines(text, str(p))
+            if isinstance(data, dict) and "oams" not in data:
+                key = next(iter(data), "")
+                raise InputError(f"unknown key '{key}'{did_you_mean(key, ['oams'])} (expected {_SHAPES['.json']})",
+                                 file=str(p), line=lm.line((key,)) or 1)
             entries = data["oams"] if isinstance(data, dict) else data
             mapping = {}
             for k, e in enumerate(entries):

@@ -17,6 +17,8 @@ from groundplan.llm.errors import (
     LLMAuthError,
     LLMConfigError,
     LLMConnectionError,
+    LLMContextLengthError,
+    LLMEndpointError,
     LLMError,
     LLMModelNotFoundError,
     LLMRateLimitError,
@@ -53,7 +55,8 @@ __all__ = [
     "gbnf_matches", "parse_gbnf", "GoalProposal", "propose_goal", "GoalGrammar", "GoalGrammarOptions",
     "goal_grammar", "json_schema_grammar", "ChatRequest", "Completion", "Constraint", "GenerationParams",
     "Message", "ScoreRequest", "ScoreResult", "Usage", "UsageMeter", "UsageSummary",
-    "LLMError", "LLMConfigError", "LLMConnectionError", "LLMTimeoutError", "LLMAuthError", "LLMModelNotFoundError",
+    "LLMError", "LLMEndpointError", "LLMContextLengthError", "LLMConfigError", "LLMConnectionError",
+    "LLMTimeoutError", "LLMAuthError", "LLMModelNotFoundError",
     "LLMResponseError", "LLMRateLimitError", "LLMUnsupportedError", "ReplayMissError", "ScriptExhaustedError",
     "ConstraintViolationError",
 ]

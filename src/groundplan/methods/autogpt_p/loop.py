@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from groundplan.knowledge.oam import OAM
-from groundplan.llm.errors import LLMError
+from groundplan.llm.errors import LLMEndpointError, LLMError
 from groundplan.llm.types import Message
 from groundplan.methods.autogpt_p.alternative import alternative_suggestion, naive_alternative
 from groundplan.methods.autogpt_p.config import AutoGPTPConfig
@@ -105,6 +105,8 @@ class FeedbackLoop:
         for turn in range(self.cfg.max_tool_calls):
             try:
                 call = self.tool_selection(memory, result, first=turn == 0)
+            except LLMEndpointError:
+                raise  # the endpoint failed: an error episode, not a failed tool loop
             except LLMError as exc:
                 return LoopOutcome(memory, tuple(tools), False, "llm_error", str(exc))
             try:
@@ -119,6 +121,8 @@ class FeedbackLoop:
                 tools.append(call)
                 self._event("tool_call", tool=call.tool, parameter=call.parameter, turn=turn)
                 memory, result, final = self.execute_tool(call, memory)
+            except LLMEndpointError:
+                raise
             except LLMError as exc:
                 return LoopOutcome(memory, tuple(tools), False, "llm_error", str(exc))
             if final:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Optional
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
-from groundplan.llm.errors import LLMError, ReplayMissError
+from groundplan.llm.errors import LLMEndpointError, LLMError, ReplayMissError
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.autogpt_p.alternative import alternative_suggestion, naive_alternative
 from groundplan.methods.autogpt_p.config import AutoGPTPConfig
@@ -163,6 +163,8 @@ class AutoGPTPBase(Method):
                 self_correction=cfg.self_correction, allow_hidden=cfg.allow_hidden_predicates,
                 timeout=ctx.planner_timeout, robot=cfg.robot_name, example=cfg.goal_example,
                 conditions=original_conditions() if cfg.semantic_conditions == "original" else None)
+        except LLMEndpointError:
+            raise  # the endpoint failed (HTTP error, timeout, context too long): an error episode, not "no plan"
         except LLMError as exc:
             out = None
             llm_error: Optional[str] = str(exc)
@@ -210,6 +212,8 @@ class AutoGPTPBase(Method):
                 res = naive_alternative(d, missing, classes, task.instruction)
             else:
                 res = alternative_suggestion(d, missing, classes, task.instruction, self._oam(task, cfg))
+        except LLMEndpointError:
+            raise
         except LLMError as exc:
             return failed_episode(task, self.name, EpisodeStatus.NO_PLAN, f"LLM: {exc}", seed=ctx.seed,
                                   trace=d.recorder.freeze())
