@@ -39,6 +39,7 @@ class PlanValidation:
     failed_step: Optional[str] = None
     reason: Optional[str] = None  # in words: the step, and which precondition failed
     unsatisfied: tuple[str, ...] = ()  # goal literals that do not hold at the end
+    gcr: float = 0.0  # goal-condition recall on the state reached (after the last applicable step)
 
     def message(self) -> str:
         if self.valid:
@@ -53,7 +54,7 @@ class PlanValidation:
         return {"valid": self.valid, "executed": self.executed, "planned": self.planned,
                 "goal_reached": self.goal_reached, "cost": self.cost, "failed_step": self.failed_step,
                 "failed_index": self.failed_index, "reason": self.reason, "unsatisfied": list(self.unsatisfied),
-                "message": self.message()}
+                "gcr": self.gcr, "message": self.message()}
 
 
 def validate_plan(domain: Domain, problem: Problem, plan: Sequence[str]) -> PlanValidation:
@@ -61,15 +62,18 @@ def validate_plan(domain: Domain, problem: Problem, plan: Sequence[str]) -> Plan
     the first inapplicable step; evaluate the problem's goal on the final state."""
     ex = Executor(domain, problem)
     unit = not uses_action_costs(domain, problem)
+    if problem.goal is None:
+        return PlanValidation(False, 0, len(plan), False, 0.0, reason="the problem has no goal")
     for i, step in enumerate(plan):
         r = ex.apply(step)
         if not r.ok:
-            return PlanValidation(False, i, len(plan), False, float(i) if unit else ex.cost, i, r.step, r.reason)
+            rep = evaluate_goal(problem.goal, domain, problem, ex.facts)
+            return PlanValidation(False, i, len(plan), False, float(i) if unit else ex.cost, i, r.step, r.reason,
+                                  rep.unsatisfied, rep.gcr)
     cost = float(len(plan)) if unit else ex.cost
-    if problem.goal is None:
-        return PlanValidation(False, len(plan), len(plan), False, cost, reason="the problem has no goal")
     rep = evaluate_goal(problem.goal, domain, problem, ex.facts)
-    return PlanValidation(rep.success, len(plan), len(plan), rep.success, cost, unsatisfied=rep.unsatisfied)
+    return PlanValidation(rep.success, len(plan), len(plan), rep.success, cost, unsatisfied=rep.unsatisfied,
+                          gcr=rep.gcr)
 
 
 def uses_action_costs(domain: Domain, problem: Problem) -> bool:

@@ -56,3 +56,9 @@ register(DatasetSpec("wake-lfo", "groundplan-lfo@1", "Wake et al.'s learning-fro
                      "multi-step instructions on the lfo shelf, fridge, drawer and window scenes", _wake.lfo_tasks))
 
 __all__ = ["DATASETS", "DatasetSpec", "get_dataset", "load_tasks", "register"]
+
+from groundplan.bench.datasets import llmp as _llmp  # noqa: E402
+
+register(DatasetSpec("llmp", _llmp.VERSION, "LLM+P's 7 IPC domains x 20 problems: natural-language description, gold "
+                     "PDDL problem, one in-context example per domain (Liu et al. 2023)", _llmp.llmp_tasks,
+                     has_scenes=False))
