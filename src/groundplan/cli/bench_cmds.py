@@ -88,10 +88,10 @@ def _llm_config(llm: str, model: Optional[str], base_url: Optional[str], replay:
                 seed_script: List[str], threads: Optional[int] = None):
     if llm == "none":
         return None
-    from groundplan.llm import LLMConfig
+    from groundplan.llm import LLMConfig, resolve_config
 
-    return LLMConfig(backend=llm, model=model, base_url=base_url, replay=tuple(replay), cache=not no_cache,
-                     script=tuple(seed_script), n_threads=threads)
+    return resolve_config(LLMConfig(backend=llm, model=model, base_url=base_url, replay=tuple(replay),
+                                    cache=not no_cache, script=tuple(seed_script), n_threads=threads))
 
 
 @bench_app.command("run")

@@ -28,7 +28,7 @@ from groundplan.llm.errors import (
     ReplayMissError,
     ScriptExhaustedError,
 )
-from groundplan.llm.factory import BACKENDS, build_llm, create_backend, register_backend
+from groundplan.llm.factory import BACKENDS, build_llm, create_backend, register_backend, resolve_config
 from groundplan.llm.gbnf import gbnf_matches, parse_gbnf
 from groundplan.llm.goal import GoalProposal, propose_goal
 from groundplan.llm.grammar import GoalGrammar, GoalGrammarOptions, goal_grammar, json_schema_grammar
@@ -51,7 +51,8 @@ from groundplan.llm.types import (
 __all__ = [
     "LLM", "Backend", "Wrapper", "validate_json", "CachedLLM", "DiskCache", "LLMConfig", "default_cache_dir",
     "EmbeddedLLM", "bundled_model_path", "OpenAICompatLLM", "RetryPolicy", "ScriptedLLM", "RecordingLLM",
-    "ReplayLLM", "TranscriptWriter", "read_transcript", "BACKENDS", "build_llm", "create_backend", "register_backend",
+    "ReplayLLM", "TranscriptWriter", "read_transcript", "BACKENDS", "resolve_config", "build_llm", "create_backend",
+    "register_backend",
     "gbnf_matches", "parse_gbnf", "GoalProposal", "propose_goal", "GoalGrammar", "GoalGrammarOptions",
     "goal_grammar", "json_schema_grammar", "ChatRequest", "Completion", "Constraint", "GenerationParams",
     "Message", "ScoreRequest", "ScoreResult", "Usage", "UsageMeter", "UsageSummary",

@@ -46,6 +46,19 @@ def create_backend(config: LLMConfig, registry: Mapping[str, BackendFactory] = B
     return factory(config)
 
 
+def resolve_config(config: LLMConfig) -> LLMConfig:
+    """``config`` with what the endpoint decides filled in, so that runs record it: the openai
+    backend's model when none is given and the server lists exactly one (LLMConfigError,
+    listing them, when it lists several)."""
+    if config.backend == "openai" and not config.model:
+        llm = OpenAICompatLLM.from_config(config)
+        try:
+            return config.with_(model=llm.model)
+        finally:
+            llm.close()
+    return config
+
+
 def build_llm(config: LLMConfig, *, backend: LLM | None = None, registry: Mapping[str, BackendFactory] = BACKENDS,
               environ: Mapping[str, str] | None = None) -> LLM:
     """The LLM every method gets: ``backend`` (or the one named in ``config``), wrapped in
