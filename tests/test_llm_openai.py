@@ -481,6 +481,28 @@ def test_cli_llm_ask(cli, tmp_path):
         assert r3.exit_code == 0 and len(srv.requests) == 2
 
 
+def test_cli_llm_flag_and_the_servers_model():
+    """--llm is the backend flag of every command (--backend its alias); without --model the
+    server's only model is used; several: exit 2 naming them."""
+    from groundplan.cli.main import app
+
+    runner = CliRunner()
+    with FakeOpenAI() as srv:
+        for flag in ("--llm", "--backend"):
+            r = runner.invoke(app, ["llm", "ask", "hello there", flag, "openai", "--base-url", srv.url, "--no-cache",
+                                    "--usage"])
+            assert r.exit_code == 0, r.output
+            assert "echo: hello there" in r.stdout and "openai fake-model:" in r.stderr
+    with FakeOpenAI(models=[{"id": "llama-3-8b"}, {"id": "qwen2.5-7b"}]) as srv:
+        for cmd in (["llm", "ask", "hi"], ["goal", "--scene", "examples/scenes/kitchen.yaml", "--instruction", "hi"],
+                    ["chat", "--scene", "examples/scenes/lfo_shelf.yaml"],
+                    ["bench", "run", "autogptp-saycan", "--method", "autogpt_p", "--limit", "1"]):
+            r = runner.invoke(app, [*cmd, "--llm", "openai", "--base-url", srv.url, "--no-cache"])
+            assert r.exit_code == 2, (cmd, r.output)
+            assert "lists several models: llama-3-8b, qwen2.5-7b; choose one with --model" in r.stderr, (cmd, r.stderr)
+        assert srv.requests == []  # nothing was sent
+
+
 def test_cli_errors_one_line_exit_2(cli):
     runner = CliRunner()
     port = free_port()

@@ -16,7 +16,7 @@ from groundplan.cli.console import HELP_MARKUP, fail_line, make_console
 from groundplan.errors import GroundplanError
 
 oam_app = typer.Typer(rich_markup_mode=HELP_MARKUP, no_args_is_help=True,
-                      help="Object-affordance maps: build with an LLM, evaluate, detect.")
+                      help="Object-affordance maps: build with an LLM, evaluate, detect, infer for unseen classes.")
 out = make_console()
 err = make_console(stderr=True)
 
@@ -37,7 +37,7 @@ def _root(data: Optional[Path]) -> Path:
 @oam_app.command("build")
 def build_cmd(
     strategy: str = typer.Option(..., "--strategy", "-s", help="list | yes-no | logical"),
-    llm: str = typer.Option("embedded", "--llm", help="LLM backend: embedded, openai, scripted, ..."),
+    llm: str = typer.Option("embedded", "--llm", "--backend", help="LLM backend: embedded, openai, scripted, ..."),
     model: Optional[str] = typer.Option(None, "--model", help="model id (GGUF path for embedded, name for openai)"),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
     classes: Optional[Path] = typer.Option(None, "--classes", help="object classes (default: the 70 test classes)"),
@@ -154,6 +154,75 @@ def detect_cmd(
             out.print(f"wrote {scene_out}", highlight=False)
     except GroundplanError as exc:
         _fail(str(exc))
+
+
+@oam_app.command("infer")
+def infer_cmd(
+    scene: Path = typer.Option(..., "--scene", help="scene file (.yaml or AutoGPT+P .txt)"),
+    skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
+    oam: Optional[str] = typer.Option(None, "--oam", help="OAM file(s) extending the default map (os.pathsep-joined)"),
+    oam_replace: bool = typer.Option(False, "--oam-replace", help="the --oam files replace the default map"),
+    infer: str = typer.Option("default", "--infer",
+                              help="offline inference: default (= embedding), embedding, lexical, off"),
+    llm: Optional[str] = typer.Option(None, "--llm", help="ask this LLM backend instead (embedded, openai, ...)"),
+    model: Optional[str] = typer.Option(None, "--model", help="model id for --llm"),
+    base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL for --llm"),
+    strategy: str = typer.Option("logical", "--strategy", "-s", help="with --llm: list | yes-no | logical"),
+    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
+                                             help="with --llm: answer cache (default: the LLM cache dir)"),
+    data: Optional[Path] = typer.Option(None, "--data", help="AutoGPT+P data root (affordance questions for --llm)"),
+    lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+):
+    """Show the affordances groundplan infers for the scene's classes its map lacks."""
+    from groundplan.sim.pipeline import build
+
+    try:
+        inferrer = _llm_inferrer(llm, model, base_url, strategy, cache_dir, data) if llm else infer
+        t0 = time.perf_counter()
+        task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, infer=inferrer,
+                     oam_replace=oam_replace)
+        secs = time.perf_counter() - t0
+    except GroundplanError as exc:
+        _fail(str(exc))
+        return
+    from groundplan.knowledge.infer import get_inferrer
+
+    desc = (inferrer if not isinstance(inferrer, str) else get_inferrer(inferrer))
+    details = getattr(task, "inference", {}) or {}
+    rows = {c: details[c].to_dict() if c in details else {"class": c, "affordances": list(a)}
+            for c, a in task.inferred.items()}
+    if as_json:
+        sys.stdout.write(json.dumps({"scene": str(scene), "inferrer": desc.describe() if desc else None,
+                                     "inferred": rows, "seconds": round(secs, 4)}) + "\n")
+        return
+    if not rows:
+        out.print(f"{scene}: every class is in the map; nothing inferred", highlight=False)
+        return
+    t = Table(title=f"affordances inferred for {scene.name} ({desc.describe()['name'] if desc else 'off'})")
+    for c in ("class", "affordances", "source", "nearest known classes", "scene evidence"):
+        t.add_column(c)
+    for c, r in rows.items():
+        nb = ", ".join(f"{n} {s:.2f}" for n, s in r.get("neighbours", [])[:3])
+        t.add_row(c, ", ".join(r["affordances"]), r.get("source", ""), nb, ", ".join(r.get("evidence", [])))
+    out.print(t)
+    out.print(f"{len(rows)} classes inferred in {secs:.2f} s", highlight=False)
+
+
+def _llm_inferrer(backend: str, model: Optional[str], base_url: Optional[str], strategy: str,
+                  cache_dir: Optional[Path], data: Optional[Path]):
+    """An LLMInferrer on the given backend with AutoGPT+P's affordance questions."""
+    from groundplan.knowledge.infer import LLMInferrer
+    from groundplan.knowledge.oam_llm import STRATEGIES, data_file, load_affordance_specs
+    from groundplan.llm import LLMConfig, build_llm, default_cache_dir
+
+    if strategy not in STRATEGIES:
+        _fail(f"--strategy must be one of {', '.join(STRATEGIES)}, not '{strategy}'")
+    specs = load_affordance_specs(data_file(_root(data), "logical_specs" if strategy == "logical" else "specs"))
+    llm = build_llm(LLMConfig(backend=backend, model=model, base_url=base_url))
+    model_id = f"{backend}:{getattr(llm, 'model', None) or model or 'default'}"
+    return LLMInferrer(llm, strategy, specs, model_id, cache_dir=cache_dir or default_cache_dir() / "oam_infer",
+                       constrained=backend == "embedded")
 
 
 __all__ = ["oam_app"]

@@ -98,7 +98,7 @@ def _llm_config(llm: str, model: Optional[str], base_url: Optional[str], replay:
 def run_cmd(
     dataset: str = typer.Argument(..., help="dataset name (see `groundplan bench list`)"),
     method: str = typer.Option(..., "--method", "-m", help="method name"),
-    llm: str = typer.Option("none", "--llm", help="LLM backend: none, embedded, openai, replay, scripted"),
+    llm: str = typer.Option("none", "--llm", "--backend", help="LLM backend: none, embedded, openai, replay, scripted"),
     model: Optional[str] = typer.Option(None, "--model", help="model id (GGUF path for embedded, name for openai)"),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
     replay: List[Path] = typer.Option([], "--replay", help="transcript(s) for the replay backend"),

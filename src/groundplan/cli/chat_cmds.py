@@ -211,7 +211,8 @@ def chat_command(
                                                                   "node names such as pie_320; default: all)"),
     prompts: str = typer.Option("project", "--prompts", help="project (groundplan's templates) or original "
                                                              "(the repository's files, from the data directory)"),
-    backend: str = typer.Option("embedded", "--backend", help="embedded | openai | replay | scripted"),
+    backend: str = typer.Option("embedded", "--llm", "--backend",
+                                help="LLM backend: embedded | openai | replay | scripted"),
     model: Optional[str] = typer.Option(None, "--model", help="model name (openai) or GGUF path (embedded)"),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="environment variable with the API key"),

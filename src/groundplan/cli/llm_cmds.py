@@ -23,13 +23,14 @@ _err = make_console(stderr=True)
 
 # ----------------------------------------------------------------------------- shared options
 
-BackendOpt = typer.Option("embedded", "--backend", help="embedded | openai | replay | scripted")
+#: the one backend flag of every command: --llm (--backend, its old name in goal/chat/llm, is an alias)
+BackendOpt = typer.Option("embedded", "--llm", "--backend", help="LLM backend: embedded | openai | replay | scripted")
 ModelOpt = typer.Option(None, "--model", help="model name (openai) or GGUF path (embedded; default: bundled SmolLM2)")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
 NoCacheOpt = typer.Option(False, "--no-cache", help="bypass the disk cache")
 CacheDirOpt = typer.Option(None, "--cache-dir", help="cache directory (default $GROUNDPLAN_CACHE or ~/.cache/groundplan/llm)")
 RecordOpt = typer.Option(None, "--record", help="append every exchange to this JSONL transcript")
-ReplayOpt = typer.Option(None, "--replay", help="transcript(s) to answer from (with --backend replay)")
+ReplayOpt = typer.Option(None, "--replay", help="transcript(s) to answer from (with --llm replay)")
 KeyEnvOpt = typer.Option(None, "--api-key-env", help="environment variable holding the API key "
                                                      "(default GROUNDPLAN_API_KEY, then OPENAI_API_KEY)")
 TimeoutOpt = typer.Option(120.0, "--timeout", help="read timeout per attempt, seconds")
