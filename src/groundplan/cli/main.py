@@ -218,6 +218,26 @@ def _write_data(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+@app.command("formats")
+def formats_command(schema: Optional[str] = typer.Option(
+        None, "--schema", help="print one JSON Schema: scene, skillset, oam or oam_json"),
+        markdown: bool = typer.Option(True, "--markdown/--no-markdown",
+                                      help="print docs/formats.md, generated from the schemas")):
+    """The documented file formats (scene, skill set, object-affordance map)."""
+    import groundplan.schemas as schemas
+
+    if schema is not None:
+        from groundplan.errors import did_you_mean
+
+        if schema not in schemas.SCHEMAS:
+            _fail(f"no format '{schema}'{did_you_mean(schema, schemas.SCHEMAS)} (known: {', '.join(schemas.SCHEMAS)})")
+        sys.stdout.write(json.dumps(schemas.load_schema(schema), indent=2) + "\n")
+        return
+    if markdown:
+        from groundplan.schemas.docs import render_markdown
+
+        sys.stdout.write(render_markdown())
+
 def _register_optional() -> None:
     """Commands of the other command modules. An import error here is a broken command and
     fails loudly (it is never swallowed: a command must not silently disappear)."""
