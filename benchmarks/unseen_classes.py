@@ -100,13 +100,61 @@ def table2_row() -> dict:
             "predicted": {c: sorted(a) for c, a in predicted.mapping.items()}, "inferrer": inferrer.describe()}
 
 
+def tune(out: Path) -> dict:
+    """Leave-one-out on groundplan's default map ONLY (no suite class, no AutoGPT+P class): each
+    class is left out, the rest is the known map, and its affordances are inferred from its
+    name alone; pairs scored with F1. A grid over the embedding inferrer's parameters."""
+    import itertools
+
+    from groundplan.knowledge.embedding import shared_minilm
+    from groundplan.knowledge.infer import EmbeddingInferrer, LexicalInferrer
+    from groundplan.knowledge.oam import OAM, default_oam
+    from groundplan.knowledge.oam_llm import evaluate_oam
+
+    known = default_oam()
+    enc = shared_minilm()
+
+    def loo(make) -> tuple[float, float, float]:
+        pred = {}
+        for c in known.classes:
+            rest = OAM({k: v for k, v in known.mapping.items() if k != c}, "loo")
+            pred[c] = frozenset(make().explain([c], rest)[c].affordances)
+        s = evaluate_oam(OAM(pred, "loo-pred"), known)
+        return s.precision, s.recall, s.f1
+
+    rows = []
+    grid = itertools.product(["{}", "a {}", "a photo of a {}", "a {}, a household object"], [1, 2, 3, 5, 8],
+                             [0.3, 0.4, 0.5, 0.6], [1.0, 4.0, 16.0], [True, False])
+    cache: dict = {}
+    for template, k, th, power, head in grid:
+        p, r, f = loo(lambda: EmbeddingInferrer(enc, k=k, threshold=th, power=power, template=template,
+                                                use_head=head, _known_cache=cache))
+        rows.append({"template": template, "k": k, "threshold": th, "power": power, "use_head": head,
+                     "precision": p, "recall": r, "f1": f})
+    rows.sort(key=lambda r: -r["f1"])
+    p, r, f = loo(LexicalInferrer)
+    res = {"protocol": "leave-one-out on groundplan's default map (64 classes), planning and other affordances of "
+                       "the map, name only (no scene evidence)", "lexical": {"precision": p, "recall": r, "f1": f},
+           "best": rows[:10], "grid": rows}
+    (out / "tuning_loo_default_map.json").write_text(json.dumps(res, indent=1) + "\n")
+    for row in rows[:10]:
+        print(row, file=sys.stderr)
+    print("lexical only:", res["lexical"], file=sys.stderr)
+    return res
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--configs", default="default,no-infer")
     ap.add_argument("--table2", action="store_true", help="also score the inference against AutoGPT+P's truth")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/open_vocab"))
     ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--tune", action="store_true", help="leave-one-out tuning on the default map, then stop")
     args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.tune:
+        tune(args.out)
+        return 0
     from groundplan.planners import get_planner
 
     planner = get_planner("fast-downward")

@@ -199,13 +199,17 @@ def infer_cmd(
     if not rows:
         out.print(f"{scene}: every class is in the map; nothing inferred", highlight=False)
         return
-    t = Table(title=f"affordances inferred for {scene.name} ({desc.describe()['name'] if desc else 'off'})")
-    for c in ("class", "affordances", "source", "nearest known classes", "scene evidence"):
-        t.add_column(c)
+    name = desc.describe()["name"] if desc else "off"
+    out.print(f"affordances inferred for {scene.name} ({name}; the map lacks these classes):", highlight=False)
+    width = max(len(c) for c in rows)
     for c, r in rows.items():
-        nb = ", ".join(f"{n} {s:.2f}" for n, s in r.get("neighbours", [])[:3])
-        t.add_row(c, ", ".join(r["affordances"]), r.get("source", ""), nb, ", ".join(r.get("evidence", [])))
-    out.print(t)
+        why = [r.get("source", "")]
+        if r.get("neighbours") and not str(r.get("source", "")).startswith("head"):
+            why.append("nearest " + ", ".join(f"{n} {s:.2f}" for n, s in r["neighbours"][:3]))
+        if r.get("evidence"):
+            why.append("scene facts need " + ", ".join(r["evidence"]))
+        out.print(f"  {c:<{width}}  {', '.join(r['affordances']) or '(none)'}  ({'; '.join(w for w in why if w)})",
+                  highlight=False)
     out.print(f"{len(rows)} classes inferred in {secs:.2f} s", highlight=False)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from groundplan.errors import GoalError, GroundplanError
 from groundplan.knowledge.oam import OAM, default_oam, load_oam
@@ -41,7 +41,8 @@ class PlanOutcome:
 
 @lru_cache(maxsize=32)
 def _oam(path: Optional[str]) -> OAM:
-    """One OAM file, or several joined by os.pathsep (later files override earlier ones)."""
+    """One OAM file, or several joined by os.pathsep (later files override earlier ones),
+    replacing the default map (None: the default map). See ``resolve_oam`` for extending."""
     if path is None:
         return default_oam()
     import os
@@ -53,10 +54,38 @@ def _oam(path: Optional[str]) -> OAM:
     return oam
 
 
+def resolve_oam(path: Optional[str], *, replace: bool = False) -> OAM:
+    """The map a run uses: the default map extended by the ``--oam`` file(s) (os.pathsep-joined,
+    a class in a file overrides the default's entry for it), or the files alone with
+    ``replace``."""
+    if path is None or replace:
+        return _oam(path)
+    return _extended(path)
+
+
+@lru_cache(maxsize=32)
+def _extended(path: str) -> OAM:
+    m = default_oam().merged(_oam(path))
+    return OAM(m.mapping, f"{default_oam().name}+{_oam(path).name}", _oam(path).source)
+
+
 def build(scene_file: str | Path, *, skillset: str = "household", oam_file: Optional[str] = None,
-          strict: bool = True) -> PlanningTask:
+          strict: bool = True, infer: Any = "default", oam_replace: bool = False) -> PlanningTask:
+    """Scene file + skill set + map -> planning task. ``oam_file`` extends the default map
+    (``oam_replace``: replaces it); a class the map lacks gets inferred affordances
+    (``infer``: ``default`` | ``embedding`` | ``lexical`` | ``off`` or an inferrer of
+    knowledge/infer.py, e.g. ``LLMInferrer`` with the run's LLM), listed in ``task.inferred``."""
     scene = load_scene(scene_file, strict=strict)
-    return build_task(load_skillset(skillset), scene, _oam(oam_file), strict=strict)
+    return build_task(load_skillset(skillset), scene, resolve_oam(oam_file, replace=oam_replace), strict=strict,
+                      infer=infer)
+
+
+def note_inferred(task: PlanningTask, recorder: Any) -> None:
+    """Record the task's inferred affordances as a trace event (``note``, what
+    ``inferred_affordances``) in an episode's ``TraceRecorder``, when there are any."""
+    if task.inferred:
+        recorder.event("note", what="inferred_affordances",
+                       inferred={c: list(a) for c, a in task.inferred.items()})
 
 
 def plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, check_text: Optional[str] = None,
@@ -95,4 +124,4 @@ def plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, chec
                        warnings=task.warnings, timings=res.timings)
 
 
-__all__ = ["PlanOutcome", "build", "plan_and_check", "GroundplanError"]
+__all__ = ["PlanOutcome", "build", "resolve_oam", "note_inferred", "plan_and_check", "GroundplanError"]

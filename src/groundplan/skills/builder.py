@@ -28,10 +28,12 @@ class PlanningTask:
     warnings: tuple[str, ...] = ()
     #: classes the OAM lacked whose affordances were inferred (knowledge/infer.py): class -> affordances
     inferred: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    #: the same with why (knowledge.infer.Inference: source, nearest known classes, scene evidence)
+    inference: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def with_goal(self, goal) -> "PlanningTask":
         return PlanningTask(self.domain, self.problem.with_goal(goal), self.skillset, self.scene, self.warnings,
-                            self.inferred)
+                            self.inferred, self.inference)
 
 
 def _agent_caps(skillset: SkillSet, kind: str, explicit: tuple[str, ...] | None) -> tuple[str, ...]:
@@ -51,7 +53,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     "off" for none); they are listed in ``PlanningTask.inferred`` and one warning."""
     sc = scene.visible() if visible_only else scene
     warnings: list[str] = list(sc.warnings)
-    oam, inferred = _infer_unseen(skillset, sc, oam, infer, warnings)
+    oam, inference = _infer_unseen(skillset, sc, oam, infer, warnings)
     parents: dict[str, set[str]] = {t: set(ps) for t, ps in skillset.types.items()}
     affs = set(affordance_names()) if skillset.affordance_types else set()
     for a in affs:
@@ -132,11 +134,12 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
             numeric[Atom("cost", (ag.name,))] = float(ag.cost)
     metric = "minimize (total-cost)" if Atom("total-cost") in numeric else None
     problem = Problem(sc.name.replace(" ", "_") or "task", domain.name, objects, frozenset(init), None, numeric, metric)
-    return PlanningTask(domain, problem, skillset, scene, tuple(warnings), inferred)
+    return PlanningTask(domain, problem, skillset, scene, tuple(warnings),
+                        {c: i.affordances for c, i in inference.items()}, inference)
 
 
 def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
-                  warnings: list[str]) -> tuple[OAM | None, dict[str, tuple[str, ...]]]:
+                  warnings: list[str]) -> tuple[OAM | None, dict[str, Any]]:
     """``oam`` extended with inferred affordances for the scene classes it lacks (only in an
     affordance-typed skill set with a map). Scene evidence: an argument of a fact gets the
     affordance its predicate's parameter is typed with (``on pen0 desk0``: pen carry, desk
@@ -164,7 +167,7 @@ def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
     extended, found = extend_for(oam, missing, inferrer, {c: frozenset(v) for c, v in evidence.items()})
     if found:
         warnings.append(summary_line(found, oam.name))
-    return extended, {c: i.affordances for c, i in found.items()}
+    return extended, found
 
 
 def _undeclared_types(domain: Domain, skillset: SkillSet) -> list[str]:

@@ -1,0 +1,367 @@
+"""Affordances for object classes the object-affordance map lacks (open-vocabulary scenes).
+
+When a scene names a class its map does not cover, the class would get no affordance and
+every goal about it would be rejected. An *inferrer* fills such classes in:
+
+- ``embedding`` (the default; offline, no LLM call): the class name's head noun when it is a
+  known class ("coffee table" -> table, "toolbox" -> box), else the known classes nearest to
+  the name by sentence embedding (all-MiniLM-L6-v2, ``knowledge.embedding``) vote on each
+  affordance, weighted by similarity;
+- ``lexical``: the head-noun rule alone (no model needed);
+- ``llm`` (``LLMInferrer``): one of AutoGPT+P's three strategies (list / yes-no / logical,
+  ``oam_llm.build_oam``) with the run's LLM, cached on disk per (class, model, strategy).
+
+Two things are added to every inferrer's answer: *scene evidence* (a scene fact ``on pen0
+desk0`` types pen0 as ``carry`` and desk0 as ``support`` in the household skill set; the
+builder passes these as ``evidence``) and *implications* mined from the known map (``carry``
+-> ``grasp``: every class of the map with the first also has the second).
+
+The parameters of ``EmbeddingInferrer`` were chosen by leave-one-out on groundplan's default
+map only (``benchmarks/unseen_classes.py --tune``); no evaluation class seeds or tunes it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
+
+from groundplan.errors import ConfigError
+from groundplan.knowledge.oam import OAM
+
+
+class Embedder(Protocol):
+    def encode(self, sentences: Sequence[str]) -> Any: ...  # (n, d) unit rows (NumPy)
+
+
+@dataclass(frozen=True)
+class Inference:
+    """The affordances given to one unseen class, and why."""
+
+    cls: str
+    affordances: tuple[str, ...]
+    source: str  # head / embedding / llm-<strategy> / evidence
+    neighbours: tuple[tuple[str, float], ...] = ()  # (known class, similarity)
+    evidence: tuple[str, ...] = ()  # affordances the scene's facts require
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"class": self.cls, "affordances": list(self.affordances), "source": self.source,
+                "neighbours": [[c, round(s, 3)] for c, s in self.neighbours], "evidence": list(self.evidence)}
+
+
+class AffordanceInferrer(Protocol):
+    name: str
+
+    def explain(self, classes: Iterable[str], known: OAM,
+                evidence: Mapping[str, frozenset[str]] | None = None) -> dict[str, Inference]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+# --------------------------------------------------------------------------- shared parts
+
+
+def words(cls: str) -> list[str]:
+    """``Coffee-Table`` / ``coffee_table`` / ``coffee table`` -> ``["coffee", "table"]``."""
+    return [w for w in re.split(r"[\s_\-]+", cls.strip().lower()) if w]
+
+
+def head_class(cls: str, known: Iterable[str], *, min_len: int = 3) -> Optional[str]:
+    """The known class that is the head of ``cls``: its last words (``coffee_table`` ->
+    ``table``, ``kitchen_paper_towel`` -> ``paper_towel`` before ``towel``), or the end of a
+    closed compound (``toolbox`` -> ``box``, ``bookshelf`` -> ``shelf``; the head and the rest
+    at least ``min_len`` letters each). None when no known class is a head."""
+    ks = {"_".join(words(k)): k for k in known}
+    ws = words(cls)
+    for i in range(1, len(ws)):  # longest multiword tail first
+        tail = "_".join(ws[i:])
+        if tail in ks:
+            return ks[tail]
+    last = ws[-1] if ws else ""
+    for n in range(len(last) - min_len, min_len - 1, -1):  # longest compound head first
+        if n < len(last) and len(last) - n >= min_len and last[n:] in ks:
+            return ks[last[n:]]
+    return None
+
+
+def implications(known: OAM, *, min_support: int = 3, confidence: float = 1.0) -> tuple[tuple[str, str], ...]:
+    """Rules ``a -> b`` that hold for every (``confidence``) class of ``known`` having ``a``,
+    ``a`` held by at least ``min_support`` classes."""
+    affs = sorted({a for v in known.mapping.values() for a in v})
+    rules = []
+    for a in affs:
+        having = [v for v in known.mapping.values() if a in v]
+        if len(having) < min_support:
+            continue
+        for b in affs:
+            if b != a and sum(b in v for v in having) >= confidence * len(having):
+                rules.append((a, b))
+    return tuple(rules)
+
+
+def close_under(affs: Iterable[str], rules: Sequence[tuple[str, str]]) -> frozenset[str]:
+    out = set(affs)
+    changed = True
+    while changed:
+        changed = False
+        for a, b in rules:
+            if a in out and b not in out:
+                out.add(b)
+                changed = True
+    return frozenset(out)
+
+
+def _finish(cls: str, affs: Iterable[str], source: str, known: OAM, evidence: Mapping[str, frozenset[str]],
+            rules: Sequence[tuple[str, str]], neighbours: tuple[tuple[str, float], ...] = ()) -> Inference:
+    ev = evidence.get(cls, frozenset())
+    final = close_under(set(affs) | ev, rules)
+    return Inference(cls, tuple(sorted(final)), source, neighbours, tuple(sorted(ev)))
+
+
+# --------------------------------------------------------------------------- inferrers
+
+
+@dataclass
+class LexicalInferrer:
+    """The head-noun rule alone; classes without a known head get only the scene's evidence."""
+
+    name: str = "lexical"
+    min_support: int = 3
+
+    def explain(self, classes: Iterable[str], known: OAM,
+                evidence: Mapping[str, frozenset[str]] | None = None) -> dict[str, Inference]:
+        ev = evidence or {}
+        rules = implications(known, min_support=self.min_support)
+        out = {}
+        for c in dict.fromkeys(classes):
+            h = head_class(c, known.mapping)
+            out[c] = _finish(c, known.affordances(h) if h else (), f"head:{h}" if h else "evidence", known, ev, rules)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}
+
+
+@dataclass
+class EmbeddingInferrer:
+    """Nearest known classes by sentence embedding vote on affordances.
+
+    The ``k`` nearest known classes (cosine similarity of ``template.format(name)``) vote
+    with weight ``similarity ** power``; an affordance is given when its share of the votes
+    reaches ``threshold``. A known head noun (``head_class``) decides alone when ``use_head``."""
+
+    embedder: Any = None  # an Embedder; None: the bundled MiniLM, loaded on first use
+    k: int = 8
+    threshold: float = 0.4
+    power: float = 4.0
+    template: str = "{}"
+    use_head: bool = True
+    min_support: int = 3
+    name: str = "embedding"
+    _known_cache: dict = field(default_factory=dict, repr=False)
+
+    def _enc(self) -> Any:
+        if self.embedder is None:
+            from groundplan.knowledge.embedding import shared_minilm
+
+            self.embedder = shared_minilm()
+        return self.embedder
+
+    def _text(self, cls: str) -> str:
+        return self.template.format(" ".join(words(cls)))
+
+    def neighbours(self, classes: Sequence[str], known: OAM) -> list[list[tuple[str, float]]]:
+        import numpy as np
+
+        names = tuple(known.classes)
+        key = (names, self.template)
+        if key not in self._known_cache:
+            self._known_cache.clear()
+            self._known_cache[key] = np.asarray(self._enc().encode([self._text(c) for c in names]))
+        kv = self._known_cache[key]
+        if not classes or not names:
+            return [[] for _ in classes]
+        q = np.asarray(self._enc().encode([self._text(c) for c in classes]))
+        sims = q @ kv.T
+        out = []
+        for row in sims:
+            order = sorted(range(len(names)), key=lambda i: (-float(row[i]), names[i]))[: self.k]
+            out.append([(names[i], float(row[i])) for i in order])
+        return out
+
+    def vote(self, nbrs: Sequence[tuple[str, float]], known: OAM) -> set[str]:
+        weights = {c: max(s, 0.0) ** self.power for c, s in nbrs}
+        total = sum(weights.values())
+        if total <= 0:
+            return set()
+        score: dict[str, float] = {}
+        for c, w in weights.items():
+            for a in known.affordances(c):
+                score[a] = score.get(a, 0.0) + w
+        return {a for a, s in score.items() if s / total >= self.threshold - 1e-9}
+
+    def explain(self, classes: Iterable[str], known: OAM,
+                evidence: Mapping[str, frozenset[str]] | None = None) -> dict[str, Inference]:
+        ev = evidence or {}
+        rules = implications(known, min_support=self.min_support)
+        cls = list(dict.fromkeys(classes))
+        out: dict[str, Inference] = {}
+        rest = []
+        for c in cls:
+            h = head_class(c, known.mapping) if self.use_head else None
+            if h is not None:
+                out[c] = _finish(c, known.affordances(h), f"head:{h}", known, ev, rules, ((h, 1.0),))
+            else:
+                rest.append(c)
+        for c, nb in zip(rest, self.neighbours(rest, known)):
+            out[c] = _finish(c, self.vote(nb, known), "embedding", known, ev, rules, tuple(nb))
+        return {c: out[c] for c in cls}
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "model": "all-MiniLM-L6-v2", "k": self.k, "threshold": self.threshold,
+                "power": self.power, "template": self.template, "use_head": self.use_head}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:120] or "model"
+
+
+@dataclass
+class LLMInferrer:
+    """One of AutoGPT+P's three strategies with an LLM, asked once per (class, model,
+    strategy): answers are kept as ``<cache_dir>/<strategy>/<model>/<class>.json``."""
+
+    llm: Any
+    strategy: str
+    specs: Sequence[Any]  # oam_llm.AffordanceSpec
+    model_id: str
+    cache_dir: Optional[Path] = None
+    constrained: bool = False
+    usage: Any = None
+    min_support: int = 3
+    name: str = "llm"
+    calls: int = 0
+
+    def _path(self, cls: str) -> Optional[Path]:
+        if self.cache_dir is None:
+            return None
+        return Path(self.cache_dir) / self.strategy / _slug(self.model_id) / f"{_slug(cls)}.json"
+
+    def ask(self, cls: str) -> tuple[frozenset[str], bool]:
+        """(affordances, from_cache)."""
+        from groundplan.knowledge.oam_llm import build_oam, class_key
+
+        p = self._path(cls)
+        if p is not None and p.is_file():
+            try:
+                rec = json.loads(p.read_text())
+                return frozenset(rec["affordances"]), True
+            except (ValueError, KeyError, TypeError):
+                pass
+        t0 = time.perf_counter()
+        res = build_oam(self.llm, [cls], self.strategy, self.specs, usage=self.usage, constrained=self.constrained)
+        self.calls += res.llm_calls
+        affs = res.oam.affordances(class_key(cls))
+        if p is not None:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp = p.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"class": cls, "model": self.model_id, "strategy": self.strategy,
+                                       "affordances": sorted(affs), "llm_calls": res.llm_calls,
+                                       "seconds": round(time.perf_counter() - t0, 3)}) + "\n")
+            tmp.replace(p)
+        return affs, False
+
+    def explain(self, classes: Iterable[str], known: OAM,
+                evidence: Mapping[str, frozenset[str]] | None = None) -> dict[str, Inference]:
+        ev = evidence or {}
+        rules = implications(known, min_support=self.min_support)
+        return {c: _finish(c, self.ask(c)[0], f"llm-{self.strategy}", known, ev, rules) for c in dict.fromkeys(classes)}
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "strategy": self.strategy, "model": self.model_id,
+                "cache_dir": str(self.cache_dir) if self.cache_dir else None}
+
+
+# --------------------------------------------------------------------------- registry and resolution
+
+#: the tuned parameters of the default inferrer (leave-one-out on the default map only)
+DEFAULT_PARAMS: Mapping[str, Any] = {"k": 8, "threshold": 0.4, "power": 4.0, "template": "{}", "use_head": True}
+
+_FACTORIES: dict[str, Callable[[], Optional[AffordanceInferrer]]] = {}
+
+
+def register_inferrer(name: str) -> Callable[[Callable[[], Optional[AffordanceInferrer]]], Callable]:
+    def deco(factory):
+        _FACTORIES[name] = factory
+        return factory
+    return deco
+
+
+@register_inferrer("off")
+def _off() -> None:
+    return None
+
+
+@register_inferrer("lexical")
+def _lexical() -> AffordanceInferrer:
+    return LexicalInferrer()
+
+
+@register_inferrer("embedding")
+def _embedding() -> AffordanceInferrer:
+    return EmbeddingInferrer(**DEFAULT_PARAMS)
+
+
+_SHARED: dict[str, Optional[AffordanceInferrer]] = {}
+
+
+def get_inferrer(name: str = "default") -> Optional[AffordanceInferrer]:
+    """An inferrer by name (``default`` = ``embedding``; ``off`` = None), one per process."""
+    key = "embedding" if name == "default" else name
+    if key not in _FACTORIES:
+        raise ConfigError(f"unknown affordance inference '{name}' (choose from default, {', '.join(sorted(_FACTORIES))})")
+    if key not in _SHARED:
+        _SHARED[key] = _FACTORIES[key]()
+    return _SHARED[key]
+
+
+def default_inferrer() -> AffordanceInferrer:
+    inf = get_inferrer("default")
+    assert inf is not None
+    return inf
+
+
+def inferrer_names() -> list[str]:
+    return ["default", *sorted(_FACTORIES)]
+
+
+def extend_for(oam: OAM, classes: Iterable[str], inferrer: Optional[AffordanceInferrer],
+               evidence: Mapping[str, frozenset[str]] | None = None) -> tuple[OAM, dict[str, Inference]]:
+    """``oam`` plus inferred entries for those of ``classes`` it lacks; the inferences."""
+    missing = [c for c in dict.fromkeys(classes) if c not in oam]
+    if inferrer is None or not missing:
+        return oam, {}
+    try:
+        found = inferrer.explain(missing, oam, evidence or {})
+    except ConfigError:
+        if not isinstance(inferrer, EmbeddingInferrer):
+            raise
+        found = LexicalInferrer().explain(missing, oam, evidence or {})  # no embedding model installed
+    m = dict(oam.mapping)
+    m.update({c: frozenset(i.affordances) for c, i in found.items()})
+    return OAM(m, f"{oam.name}+inferred", oam.source), found
+
+
+def summary_line(found: Mapping[str, Inference], oam_name: str) -> str:
+    """One line: which classes were inferred and with which affordances."""
+    parts = [f"{c}: {', '.join(i.affordances) or '(none)'}" for c, i in found.items()]
+    return (f"affordances inferred for {len(found)} class{'es' if len(found) != 1 else ''} the map '{oam_name}' "
+            f"lacks: " + "; ".join(parts))
+
+
+__all__ = ["Embedder", "Inference", "AffordanceInferrer", "EmbeddingInferrer", "LexicalInferrer", "LLMInferrer",
+           "DEFAULT_PARAMS", "register_inferrer", "get_inferrer", "default_inferrer", "inferrer_names", "extend_for",
+           "summary_line", "head_class", "implications", "close_under", "words"]
