@@ -25,6 +25,7 @@ from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
     RunContext,
+    check_supported,
     failed_episode,
     method_class,
 )
@@ -205,6 +206,9 @@ def prepare_run(spec: RunSpec, store: ResultStore) -> tuple[RunPlan, list[RowPro
     if problems and spec.on_bad_row == "fail":
         more = f" (and {len(problems) - 1} more bad rows)" if len(problems) > 1 else ""
         raise DatasetError(f"{problems[0]}{more}")
+    # a method that cannot run on the dataset is refused before any episode (issue 19)
+    bad_ids = {p.task_id for p in problems}
+    check_supported(spec.method, [t for t in tasks if t.id not in bad_ids], f"dataset {ds.name}")
     backend, model = llm_identity(spec.llm)
     record = store.ensure_run(RunRecord(spec.run_id or default_run_id(spec), spec.method, ds.name, ds.version,
                                         backend, model, mcls().prompt_hash(), _run_config(spec)))

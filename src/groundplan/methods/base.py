@@ -14,7 +14,7 @@ import importlib
 import pkgutil
 from abc import ABC, abstractmethod
 from importlib import resources
-from typing import Callable, ClassVar, Optional
+from typing import Callable, ClassVar, Optional, Sequence
 
 from groundplan.core.episode import (
     EMPTY_USAGE,
@@ -35,6 +35,10 @@ from groundplan.core.task import Task
 from groundplan.errors import ConfigError
 
 
+class MethodRefused(ConfigError):
+    """A method cannot run on a task (its ``supports`` said why): refused before anything runs."""
+
+
 class Method(ABC):
     """One published algorithm. Subclasses set ``name`` through ``@register_method`` and
     implement ``run``. Instances are created once per worker and must not keep per-episode
@@ -46,6 +50,30 @@ class Method(ABC):
     description: ClassVar[str] = ""
     #: package holding this method's prompt templates (default ``groundplan.prompts.<name>``)
     prompt_package: ClassVar[Optional[str]] = None
+    #: what the method can run on (``supports``): the skill sets (None: any), whether it needs
+    #: a check goal (a dataset's gold goal or the user's ``--check``), the ``Task.extras`` keys
+    #: it reads, and why (one phrase, said in the refusal)
+    skillsets: ClassVar[Optional[frozenset[str]]] = None
+    needs_goal: ClassVar[bool] = False
+    needs_extras: ClassVar[tuple[str, ...]] = ()
+    requirement: ClassVar[str] = ""
+
+    @classmethod
+    def supports(cls, task: "Task") -> Optional[str]:
+        """None when the method can run on ``task``, else the reason it cannot (one line).
+        Asked before anything runs (``groundplan run``, ``bench run``); cheap: it reads only the
+        task's fields."""
+        why = f" ({cls.requirement})" if cls.requirement else ""
+        if cls.skillsets is not None and task.skillset not in cls.skillsets:
+            return (f"method '{cls.name}' runs on the {' / '.join(sorted(cls.skillsets))} skill set"
+                    f"{'s' if len(cls.skillsets) > 1 else ''}, not '{task.skillset}'{why}")
+        if cls.needs_goal and not task.goal:
+            return f"method '{cls.name}' needs a check goal (a dataset's gold goal, or --check GOAL){why}"
+        missing = [k for k in cls.needs_extras if k not in (task.extras or {})]
+        if missing:
+            return (f"method '{cls.name}' needs the task field extras['{missing[0]}'], which "
+                    f"{task.dataset or 'this task'} does not provide{why}")
+        return None
 
     @abstractmethod
     def run(self, task: "Task", ctx: RunContext) -> Episode:
@@ -111,6 +139,20 @@ def get_method(name: str) -> Method:
     return method_class(name)()
 
 
+def check_supported(name: str, tasks: "Sequence[Task]", where: str = "") -> None:
+    """Raise ``MethodRefused`` (exit 2) when method ``name`` cannot run on some of ``tasks``,
+    naming how many, the first such task and the method's reason; before anything runs."""
+    cls = method_class(name)
+    refused = [(t, r) for t in tasks if (r := cls.supports(t)) is not None]
+    if not refused:
+        return
+    t, reason = refused[0]
+    n = len(tasks)
+    scope = f" on {where}" if where else ""
+    count = f"all {n} tasks" if len(refused) == n else f"{len(refused)} of {n} tasks, e.g. {t.id}"
+    raise MethodRefused(f"refused{scope} ({count}): {reason}")
+
+
 def available_methods() -> list[str]:
     _discover()
     return sorted(_REGISTRY)
@@ -118,6 +160,7 @@ def available_methods() -> list[str]:
 
 __all__ = [
     "EpisodeStatus", "RETRYABLE", "EVENT_TYPES", "EMPTY_USAGE", "TraceRecorder", "trace_listener", "RunContext", "Episode",
-    "failed_episode", "Method", "register_method", "get_method", "method_class", "available_methods",
+    "failed_episode", "Method", "MethodRefused", "check_supported", "register_method", "get_method", "method_class",
+    "available_methods",
     "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter",
 ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import time
+from typing import Optional
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
@@ -21,7 +22,7 @@ from groundplan.methods.base import (
     new_meter,
     register_method,
 )
-from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, vh_command_text
+from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, environment_refusal, vh_command_text
 from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
 from groundplan.methods.brainbody.envs import make_env
 
@@ -58,6 +59,10 @@ def read_commands(text: str) -> list[str]:
 class BaseLLM(Method):
     description = "Base-LLM: one LLM writes the commands directly from the task (no Body, no feedback)"
     prompt_package = "groundplan.prompts.brainbody"
+
+    @classmethod
+    def supports(cls, task: Task) -> Optional[str]:
+        return environment_refusal(cls.name, task)
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
         from groundplan.prompts.brainbody import load

@@ -31,6 +31,8 @@ _PLANNER_STATUS = {
 class Oracle(Method):
     needs_llm = False
     description = "plans the dataset's gold goal (no LLM): the pipeline's ceiling"
+    needs_goal = True
+    requirement = "the oracle plans that goal itself"
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
         from groundplan.sim.pipeline import build, plan_and_check

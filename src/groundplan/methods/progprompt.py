@@ -238,6 +238,9 @@ def execute_program(program: str, env: VHEnv, agent: "_Agent", ask: Callable[[st
 class ProgPrompt(Method):
     description = "ProgPrompt: pythonic program with assert/else recovery, parsed and executed step by step"
     prompt_package = "groundplan.prompts.progprompt"
+    skillsets = frozenset({"virtualhome"})
+    needs_goal = True
+    requirement = "ProgPrompt writes VirtualHome programs over a VirtualHome graph"
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
 

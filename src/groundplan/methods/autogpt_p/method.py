@@ -73,6 +73,8 @@ def gold_goal(text: str):
 
 class AutoGPTPBase(Method):
     needs_llm: ClassVar[bool] = True
+    skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"household"})
+    requirement: ClassVar[str] = "AutoGPT+P plans over its household capabilities and an object-affordance map"
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.autogpt_p"
     defaults: ClassVar[AutoGPTPConfig] = AutoGPTPConfig()
 

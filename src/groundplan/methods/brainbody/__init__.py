@@ -21,7 +21,7 @@ Config keys: ``K``, ``brain`` (llm / oracle), ``body`` (llm / embedding / oracle
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Mapping, Optional
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
@@ -120,12 +120,30 @@ def gold_plan(task: Task) -> GoldPlan:
     raise GroundplanError(f"task {task.id} has no gold plan for an oracle Brain/Body")
 
 
+def environment_refusal(name: str, task: Task) -> Optional[str]:
+    """Why none of BrainBody-LLM's environments (``make_env``) can host ``task``; None when one can."""
+    ex = task.extras or {}
+    if task.skillset == "tabletop":
+        return None if "number" in ex else (f"method '{name}' needs a tabletop task (extras['number'], the "
+                                            "brainbody-tabletop dataset)")
+    if task.skillset == "virtualhome":
+        if task.goal or ex.get("final_graph_file") or ex.get("vh_goal") is not None:
+            return None
+        return f"method '{name}' needs a goal to score its VirtualHome run (a gold goal, or --check GOAL)"
+    return (f"method '{name}' runs on the virtualhome / tabletop skill sets (BrainBody-LLM's environments: a "
+            f"VirtualHome graph or the Franka tabletop), not '{task.skillset}'")
+
+
 # ------------------------------------------------------------------------------- method
 
 
 class BrainBodyMethod(Method):
     defaults: ClassVar[Mapping[str, Any]] = {"K": 3, "brain": "llm", "body": "llm"}
     prompt_package = "groundplan.prompts.brainbody"
+
+    @classmethod
+    def supports(cls, task: Task) -> Optional[str]:
+        return environment_refusal(cls.name, task)
 
     def _config(self, ctx: RunContext) -> dict[str, Any]:
         cfg = {"planning_examples": 2, "execution_examples": 6, "env_limit": 25, "temperature": 0.0}
@@ -231,6 +249,15 @@ class BrainBodyOracle(BrainBodyMethod):
     description = "BrainBody loop with the gold plan as Brain and the gold command per step as Body (no LLM)"
     needs_llm = False
     defaults = {"K": 3, "brain": "oracle", "body": "oracle"}
+
+    @classmethod
+    def supports(cls, task: Task) -> Optional[str]:
+        why = environment_refusal(cls.name, task)
+        ex = task.extras or {}
+        if why is None and task.skillset != "tabletop" and not (ex.get("gold_plan") is not None
+                                                                 or ex.get("gold_steps") or ex.get("gold_script")):
+            why = f"method '{cls.name}' needs the task's gold plan (extras gold_steps / gold_script)"
+        return why
 
 
 __all__ = ["BrainBodyMethod", "BrainBody", "BrainBodyNoFeedback", "BrainBodyEmbedding", "BrainBodyOracle",

@@ -150,6 +150,10 @@ class CowpFamilyMethod(Method):
 
     needs_planner: ClassVar[bool] = False
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
+    skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"dining"})
+    needs_extras: ClassVar[tuple[str, ...]] = ("cowp_task", "trial", "trial_seed", "spawned", "appliances")
+    requirement: ClassVar[str] = ("a COWP trial: the dining domain, its spawned objects and the hidden situations "
+                                  "the cowp dataset draws")
 
     def attempt(self, task: Task, ctx: RunContext, trial: Trial, world: SituationWorld, rec: TraceRecorder,
                 meter: UsageMeter) -> Ending:

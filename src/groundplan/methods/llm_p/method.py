@@ -163,6 +163,17 @@ def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext
 class _LLMPBase(Method):
     prompt_package = "groundplan.prompts.llm_p"
     with_context = True
+    skillsets = frozenset({"pddl"})
+    needs_extras = ("domain_file", "problem_file")
+    requirement = "LLM+P writes the PDDL problem of a given PDDL domain, judged on its gold problem (the llmp dataset)"
+
+    @classmethod
+    def supports(cls, task: Task) -> Optional[str]:
+        why = super().supports(task)
+        if why is None and cls.with_context and not (task.extras or {}).get("example_problem_file"):
+            why = (f"method '{cls.name}' needs an in-context example (extras example_nl_file and "
+                   "example_problem_file)")
+        return why
 
     def _refusal(self, task: Task, ctx: RunContext) -> Optional[Episode]:
         if not (task.extras.get("domain_file") and task.extras.get("problem_file")):

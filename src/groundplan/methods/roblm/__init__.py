@@ -38,6 +38,9 @@ def task_from_sample(sample: Any) -> Task:
 
 @register_method("roblm")
 class RobLMMethod(Method):
+    skillsets = frozenset({"alfred"})
+    needs_extras = ("alfred",)
+    requirement = "RobLM's fine-tuned model plans ALFRED-style tasks (groundplan.bench.datasets.alfred)"
     needs_llm: ClassVar[bool] = False
     description: ClassVar[str] = "RobLM: fine-tuned small LM plans from goal + Graph2NL context; grounded and executed"
 

@@ -195,6 +195,8 @@ class WakePlanner:
 
 @register_method("wake_prompts")
 class WakePrompts(Method):
+    skillsets = frozenset({"lfo", "virtualhome"})
+    requirement = "Wake et al.'s prompts exist for the learning-from-observation and VirtualHome action sets"
     description = ("Wake et al.: six-turn JSON task planning with environment chaining and automatic feedback "
                    "(lfo and virtualhome action sets)")
 
