@@ -79,10 +79,10 @@ def table2_row() -> dict:
     """The offline inference on every class of AutoGPT+P's ground-truth OAM that groundplan's
     default map lacks, scored against that ground truth."""
     from groundplan.datadir import autogptp_root
+    from groundplan.knowledge.affordances import catalogue
     from groundplan.knowledge.infer import default_inferrer
     from groundplan.knowledge.oam import OAM, default_oam, load_oam
     from groundplan.knowledge.oam_llm import class_key, data_file, evaluate_oam, normalise
-    from groundplan.knowledge.affordances import catalogue
 
     truth = normalise(load_oam(data_file(autogptp_root(), "truth")))
     known = default_oam()
@@ -104,6 +104,7 @@ def tune(out: Path) -> dict:
     """Leave-one-out on groundplan's default map ONLY (no suite class, no AutoGPT+P class): each
     class is left out, the rest is the known map, and its affordances are inferred from its
     name alone; pairs scored with F1. A grid over the embedding inferrer's parameters."""
+    import functools
     import itertools
 
     from groundplan.knowledge.embedding import shared_minilm
@@ -127,8 +128,8 @@ def tune(out: Path) -> dict:
                              [0.3, 0.4, 0.5, 0.6], [1.0, 4.0, 16.0], [True, False])
     cache: dict = {}
     for template, k, th, power, head in grid:
-        p, r, f = loo(lambda: EmbeddingInferrer(enc, k=k, threshold=th, power=power, template=template,
-                                                use_head=head, _known_cache=cache))
+        p, r, f = loo(functools.partial(EmbeddingInferrer, enc, k=k, threshold=th, power=power, template=template,
+                                        use_head=head, _known_cache=cache))
         rows.append({"template": template, "k": k, "threshold": th, "power": power, "use_head": head,
                      "precision": p, "recall": r, "f1": f})
     rows.sort(key=lambda r: -r["f1"])

@@ -278,3 +278,24 @@ def test_suite_default_configuration_meets_the_bar(planner):
     assert res["rate"] >= 0.95, [r for r in res["rows"] if not r["confirmed"]]
     base = unseen_classes.run_suite("no-infer", planner, items, skillset)
     assert base["confirmed"] == 0
+
+
+def test_plan_cli_oam_extends_and_replace_flag(tmp_path):
+    from typer.testing import CliRunner
+
+    from groundplan.cli.main import app
+
+    extra = tmp_path / "mine.yaml"
+    extra.write_text("gizmo: [grasp, carry]\ndesk: [support]\n")
+    scene = str(_scene(tmp_path))
+    goal = "(and (on apple0 desk0) (inhand gizmo0 human0))"
+    r = CliRunner().invoke(app, ["plan", "--scene", scene, "--goal", goal, "--oam", str(extra), "--infer", "off"])
+    assert r.exit_code == 0, r.output
+    assert "handover human0 gizmo0" in r.stdout
+    r = CliRunner().invoke(app, ["plan", "--scene", scene, "--goal", goal, "--oam", str(extra), "--oam-replace",
+                                 "--infer", "off", "--lenient"])
+    assert r.exit_code == 2 and "apple0" in r.output
+    # the default: no --oam, classes inferred and said so in one warning line
+    r = CliRunner().invoke(app, ["plan", "--scene", scene, "--goal", "(inhand gizmo0 human0)", "--infer", "lexical"])
+    assert r.exit_code == 0, r.output
+    assert sum(line.startswith("warning: affordances inferred for 2 classes") for line in r.stderr.splitlines()) == 1

@@ -160,7 +160,10 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
                                                    "scored by embeddings, examples and the LLM, first solvable one "
                                                    "(small-model planning)"),
                  skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
-                 oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map"),
+                 oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map(s) extending the default"),
+                 oam_replace: bool = typer.Option(False, "--oam-replace", help="the --oam files replace the default map"),
+                 infer: str = typer.Option("default", "--infer", help="affordances for classes the map lacks: default, "
+                                                                      "embedding, lexical, off"),
                  lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects"),
                  show_prompt: bool = typer.Option(False, "--show-prompt", help="print the prompt to stderr"),
                  show_answer: bool = typer.Option(False, "--show-answer", help="print the raw answer to stderr"),
@@ -180,7 +183,8 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         from groundplan.prompts.autogpt_p import goal_prompt
         from groundplan.sim.pipeline import build
 
-        task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient)
+        task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace,
+                     infer=infer)
         if strategy == "goalsearch":
             _goal_by_search(task, instruction, opts, as_json)
             return

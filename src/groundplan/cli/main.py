@@ -92,18 +92,27 @@ def _planner(name: str, timeout: Optional[float]):
 
 def _plan_one(scene: str, goal: str, check: Optional[str], skills: str, oam: Optional[str], planner,
               timeout: Optional[float],
-              lenient: bool):
+              lenient: bool, oam_replace: bool = False, infer: str = "default"):
     from groundplan.sim.pipeline import build, plan_and_check
 
-    task = build(scene, skillset=skills, oam_file=oam, strict=not lenient)
+    task = build(scene, skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace, infer=infer)
     return plan_and_check(task, goal, planner, check_text=check, timeout=timeout)
+
+
+#: shared by the commands that build a planning task (plan, pddl, goal)
+OamReplaceOpt = typer.Option(False, "--oam-replace", help="the --oam files replace the default map instead of "
+                                                          "extending it")
+InferOpt = typer.Option("default", "--infer", help="affordances for scene classes the map lacks: default "
+                                                   "(embedding), embedding, lexical, off (see groundplan oam infer)")
 
 
 @app.command()
 def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),
          goal: Optional[str] = typer.Option(None, "--goal", help="goal, e.g. 'and (inhand apple0 human0)'"),
          skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
-         oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map (.json/.csv/.yaml)"),
+         oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map(s) (.json/.csv/.yaml, "
+                                           "os.pathsep-joined) extending the default map"),
+         oam_replace: bool = OamReplaceOpt, infer: str = InferOpt,
          check: Optional[str] = typer.Option(None, "--check", help="a second goal the final state must satisfy"),
          as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
          jsonl: Optional[Path] = typer.Option(None, "--jsonl", help="batch: one {scene, goal, check} per line"),
@@ -134,7 +143,8 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
                     if not isinstance(req, dict) or "scene" not in req or "goal" not in req:
                         raise ValueError("needs keys scene and goal")
                     res = _plan_one(req["scene"], req["goal"], req.get("check"), req.get("skills", skills),
-                                    req.get("oam", oam), planner, timeout, lenient).to_json()
+                                    req.get("oam", oam), planner, timeout, lenient,
+                                    bool(req.get("oam_replace", oam_replace)), infer).to_json()
                 except (ValueError, json.JSONDecodeError) as exc:
                     res = {"status": "invalid", "plan": [], "cost": None, "seconds": 0, "check": None,
                            "error": f"{jsonl}:{lineno}: {exc}"}
@@ -146,7 +156,7 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
         return
     if scene is None or goal is None:
         _fail("give --scene and --goal (or --jsonl FILE)")
-    result = _plan_one(str(scene), goal, check, skills, oam, planner, timeout, lenient)
+    result = _plan_one(str(scene), goal, check, skills, oam, planner, timeout, lenient, oam_replace, infer)
     if as_json:
         sys.stdout.write(json.dumps(result.to_json()) + "\n")
         raise typer.Exit(0 if result.status == "solved" else (2 if result.status == "invalid" else 1))
@@ -185,7 +195,8 @@ def scene_convert(src: Path, dst: Path, lenient: bool = typer.Option(False, "--l
 @app.command()
 def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option("household", "--skills"),
          oam: Optional[str] = typer.Option(None, "--oam"), goal: Optional[str] = typer.Option(None, "--goal"),
-         lenient: bool = typer.Option(False, "--lenient"),
+         lenient: bool = typer.Option(False, "--lenient"), oam_replace: bool = OamReplaceOpt,
+         infer: str = InferOpt,
          out_dir: Optional[Path] = typer.Option(None, "--out", help="write DIR/domain.pddl and DIR/problem.pddl "
                                                                    "instead of printing both")):
     """Print the PDDL domain and problem built from a skill set and a scene (or write them
@@ -193,7 +204,7 @@ def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option(
     from groundplan.pddl import check_goal, parse_goal, write_domain, write_problem
     from groundplan.sim.pipeline import build
 
-    task = build(scene, skillset=skills, oam_file=oam, strict=not lenient)
+    task = build(scene, skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace, infer=infer)
     problem = task.problem
     if goal:
         g = parse_goal(goal)
