@@ -71,11 +71,12 @@ def test_bring_apple_streams_llm_call_goal_plan_steps_and_success(tmp_path):
     llm = next(e for e in out["events"] if e["type"] == "llm_call")
     assert "bring me the apple" in json.dumps(llm["prompt"]) and llm["usage"]["prompt_tokens"] > 0
     end = out["events"][-1]
-    assert end["success"] is True and end["status"] == "success"
-    assert end["judged_by"].startswith("the method's own goal")
+    # no check goal: the method's own goal held, which is not a success (groundplan.core.verdict)
+    assert end["verdict"] == "goal holds (unverified)" and end["success"] is False
+    assert "the method's own goal" in end["judged_by"]
     # stored in the console results file, browsable like a benchmark run
     runs = client.get("/api/results/runs", params={"db": "console"}).json()["runs"]
-    assert runs and runs[0]["run_id"] == "console@autogpt_p@scripted" and runs[0]["successes"] == 1
+    assert runs and runs[0]["run_id"] == "console@autogpt_p@scripted" and runs[0]["successes"] == 0
     eps = client.get("/api/results/episodes", params={"db": "console", "run": runs[0]["run_id"]}).json()["episodes"]
     full = client.get("/api/results/episode", params={"db": "console", "run": runs[0]["run_id"],
                                                        "task": eps[0]["task_id"]}).json()
@@ -89,9 +90,48 @@ def test_wrong_goal_is_a_failure_and_a_gold_goal_is_checked(tmp_path):
                                "script": ["(:goal (and (inhand banana0 human0)))"],
                                "check_goal": "(and (inhand apple0 human0))"})
     end = out["events"][-1]
-    assert end["success"] is False and end["judged_by"] == "gold goal"
+    assert end["success"] is False and end["verdict"] == "failure" and end["judged_by"].startswith("the check goal")
     checks = [e for e in out["events"] if e["type"] == "check"]
     assert checks and checks[-1]["success"] is False
+
+
+def test_skill_set_file_and_oam_beside_the_scene(tmp_path):
+    """A skill-set file and an object-affordance map uploaded beside the scene are what the
+    episode plans with; files their loaders reject are not kept, with file:line."""
+    from importlib import resources
+
+    client, _ = make(tmp_path)
+    household = resources.files("groundplan.skills").joinpath("data/household.yaml").read_text()
+    r = client.post("/api/files/upload", json={"kind": "skills", "filename": "my_robot.yaml",
+                                               "text": household.replace("name: household", "name: my_robot")})
+    assert r.status_code == 200, r.text
+    skills = r.json()["id"]
+    r = client.post("/api/files/upload", json={"kind": "oam", "filename": "no_carry.yaml",
+                                               "text": "apple: [support]\n"})
+    assert r.status_code == 200, r.text
+    oam = r.json()["id"]
+    opts = client.get("/api/options").json()
+    assert [f["label"] for f in opts["skill_files"]] == ["my_robot.yaml"]
+    assert [f["label"] for f in opts["oam_files"]] == ["no_carry.yaml"]
+    view = client.get("/api/scene", params={"id": "bundled:kitchen.yaml", "skills": skills, "oam": oam})
+    assert view.status_code == 200, view.text
+    body = {"scene": "bundled:kitchen.yaml", "instruction": "bring me the apple", "method": "autogpt_p",
+            "backend": "scripted", "script": [APPLE_GOAL], "check_goal": "(and (inhand apple0 human0))",
+            "skills_file": skills}
+    end = run_episode(client, body)["events"][-1]
+    assert end["verdict"] == "success", end
+    # with the map saying an apple cannot be carried, the same goal is not reachable
+    end = run_episode(client, {**body, "oam_file": oam})["events"][-1]
+    assert end["verdict"] in ("no plan", "failure") and end["success"] is False, end
+    bad = client.post("/api/files/upload", json={"kind": "oam", "filename": "typo.yaml",
+                                                 "text": "apple: [carry]\nstool: [carry, suport]\n"})
+    assert bad.status_code == 400 and "typo.yaml:2" in bad.json()["error"] and "suport" in bad.json()["error"]
+    bad = client.post("/api/files/upload", json={"kind": "skills", "filename": "x.py", "text": "import os"})
+    assert bad.status_code == 400 and "x.py" in bad.json()["error"]
+    assert client.post("/api/files/upload", json={"kind": "../etc", "filename": "a.yaml", "text": ""}).status_code == 403
+    r = client.post("/api/episodes", json={**body, "skills_file": "skills:../../etc/passwd"})
+    assert r.status_code == 403
+    assert len(client.get("/api/options").json()["oam_files"]) == 1  # the rejected ones were not kept
 
 
 def test_method_errors_are_reported_not_crashes(tmp_path):
@@ -295,7 +335,7 @@ def test_api_key_is_used_but_never_stored_or_logged(tmp_path, caplog, capsys, mo
     assert _FakeOpenAI.seen and _FakeOpenAI.seen[0] == f"Bearer {key}"  # the key was used
     assert list((tmp_path / "llm-cache").rglob("*")), "the exchange was cached"
     assert "GROUNDPLAN_CONSOLE_KEY" not in os.environ
-    assert out["events"][-1]["success"] is True
+    assert out["events"][-1]["verdict"] == "goal holds (unverified)"
     assert out["request"]["api_key_given"] is True and key not in json.dumps(out)
     for f in tmp_path.rglob("*"):  # results file (+ WAL), uploads: nothing holds the key
         if f.is_file():
@@ -331,7 +371,8 @@ def test_dataset_task_scene_and_episode(tmp_path):
     out = run_episode(client, {"scene": f"dataset:autogptp-saycan/{t['id']}", "instruction": "",
                                "method": "oracle", "backend": "none"})
     end = out["events"][-1]
-    assert end["judged_by"] == "gold goal" and end["success"] is True, end
+    assert end["judged_by"].startswith("the check goal") and end["success"] is True, end
+    assert end["verdict"] == "success"
     assert out["events"][0]["instruction"] == t["instruction"] and out["events"][0]["gold_goal"] == t["goal"]
     assert client.get("/api/scene", params={"id": "dataset:autogptp-saycan/no-such-task"}).status_code == 403
     # a scene the dataset loader generates (a ProgPrompt task's VirtualHome graph, in groundplan's cache)

@@ -26,6 +26,7 @@ from typing import Any, Optional
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 
+from groundplan.core.verdict import verdict_kind, verdict_text
 from groundplan.errors import GroundplanError
 from groundplan.web.catalog import AccessError, SceneCatalog, safe_child
 from groundplan.web.config import PAGE_BACKENDS, ServeConfig, is_loopback
@@ -164,19 +165,24 @@ def create_app(config: ServeConfig) -> FastAPI:
                             "description": (cls.description or (cls.__doc__ or "").strip().split("\n")[0])[:200]})
         return {"methods": methods, "backends": list(PAGE_BACKENDS), "skillsets": available_skillsets(),
                 "scenes": catalog.bundled() + catalog.uploads(), "datasets": catalog.datasets(),
+                "skill_files": catalog.data_uploads("skills"), "oam_files": catalog.data_uploads("oam"),
                 "results": {"bench": config.results is not None and Path(config.results).is_file(),
                             "console": config.console_results is not None}}
 
     @app.get("/api/scene")
-    def scene(id: str, skillset: Optional[str] = None):  # noqa: A002 - the query parameter is id
+    def scene(id: str, skillset: Optional[str] = None, skills: Optional[str] = None,  # noqa: A002 - query id
+              oam: Optional[str] = None):
         from groundplan.sim.pipeline import build
         from groundplan.skills.skillset import available_skillsets
 
         ref = catalog.resolve(id)
         ss = skillset or ref.skillset
-        if ss not in available_skillsets():
+        if skills:
+            ss = str(catalog.resolve_data(skills, "skills"))
+        elif ss not in available_skillsets():
             raise AccessError(f"unknown skill set '{ss}'")
-        pt = build(ref.path, skillset=ss, oam_file=ref.task.oam_file if ref.task else None, strict=False)
+        oam_file = str(catalog.resolve_data(oam, "oam")) if oam else (ref.task.oam_file if ref.task else None)
+        pt = build(ref.path, skillset=ss, oam_file=oam_file, strict=False)
         view = scene_view(pt)
         if ref.task is not None:
             view["task"] = {"id": ref.task.id, "instruction": ref.task.instruction, "goal": ref.task.goal}
@@ -189,6 +195,16 @@ def create_app(config: ServeConfig) -> FastAPI:
         if not isinstance(name, str) or not isinstance(text, str):
             return _error(400, "send {filename, text}")
         return catalog.upload(name, text)
+
+    @app.post("/api/files/upload")
+    async def upload_file(request: Request):
+        """A skill-set file (kind ``skills``) or an object-affordance map (kind ``oam``) to use
+        beside a scene."""
+        body = await _json(request)
+        kind, name, text = body.get("kind"), body.get("filename"), body.get("text")
+        if not all(isinstance(v, str) for v in (kind, name, text)):
+            return _error(400, "send {kind: skills|oam, filename, text}")
+        return catalog.upload_data(kind, name, text)
 
     @app.get("/api/datasets/{name}/tasks")
     def dataset_tasks(name: str, offset: int = 0, limit: int = 200):
@@ -283,6 +299,7 @@ def create_app(config: ServeConfig) -> FastAPI:
             rows = list(store.episodes(store.match_runs([run])))
         return {"run": run, "episodes": [
             {"run_id": r.run_id, "task_id": r.task_id, "seed": r.seed, "status": r.status, "success": r.success,
+             "verdict": verdict_text(r.status, r.success, r.metrics, r.error),
              "subset": r.subset, "wall_time": r.wall_time, "llm_calls": r.llm_calls, "goal": r.goal,
              "steps": len(r.plan)} for r in rows]}
 
@@ -298,6 +315,8 @@ def create_app(config: ServeConfig) -> FastAPI:
             "metrics", "llm_calls", "prompt_tokens", "completion_tokens", "wall_time", "goal", "error", "source")}
         out["plan"] = list(r.plan)
         out["trace"] = list(r.trace)
+        out["verdict"] = verdict_text(r.status, r.success, r.metrics, r.error)
+        out["verdict_kind"] = verdict_kind(r.status, r.success, r.metrics).value
         # the scene to draw: a console episode names it; a benchmark episode's task names it
         from groundplan.sim.pipeline import build
 

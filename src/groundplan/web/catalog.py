@@ -18,6 +18,9 @@ from groundplan.errors import ConfigError, GroundplanError, SceneError
 
 SCENE_SUFFIXES = (".yaml", ".yml", ".txt", ".json")
 UPLOAD_FORMATS = {"yaml": ".yaml", "yml": ".yaml", "txt": ".txt"}
+#: files uploaded beside a scene: kind -> (accepted suffixes, what it is)
+DATA_UPLOADS = {"skills": ((".yaml", ".yml"), "skill-set file"),
+                "oam": ((".json", ".csv", ".yaml", ".yml"), "object-affordance map")}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,120}$")
 _UPLOAD_ID = re.compile(r"^[0-9a-f]{16}$")
 
@@ -158,6 +161,76 @@ class SceneCatalog:
         except GroundplanError:
             return None
 
+    # ------------------------------------------------------------------ skill-set and OAM files
+    def data_uploads(self, kind: str) -> list[dict[str, Any]]:
+        """The uploaded files of one kind (``skills`` or ``oam``), oldest first."""
+        d = self.upload_dir / kind
+        if kind not in DATA_UPLOADS or not d.is_dir():
+            return []
+        out = []
+        for p in sorted(d.iterdir(), key=lambda x: x.stat().st_mtime):
+            if p.is_file() and _UPLOAD_ID.match(p.stem) and p.suffix in DATA_UPLOADS[kind][0]:
+                label = (p.with_suffix(".name").read_text(encoding="utf-8", errors="replace").strip()
+                         if p.with_suffix(".name").is_file() else p.name)
+                out.append({"id": f"{kind}:{p.stem}", "label": label})
+        return out
+
+    def resolve_data(self, ref: str, kind: str) -> Path:
+        """The file of an uploaded skill set (``skills:ID``) or OAM (``oam:ID``)."""
+        k, _, uid = str(ref).partition(":")
+        if k != kind or kind not in DATA_UPLOADS or not _UPLOAD_ID.match(uid):
+            raise AccessError(f"'{ref}': an uploaded {DATA_UPLOADS.get(kind, ('', kind))[1]} is {kind}:ID")
+        for suffix in DATA_UPLOADS[kind][0]:
+            p = safe_child(self.upload_dir / kind, uid + suffix) if (self.upload_dir / kind).is_dir() else None
+            if p is not None and p.is_file():
+                return p
+        raise AccessError(f"no uploaded {DATA_UPLOADS[kind][1]} '{uid}'")
+
+    def upload_data(self, kind: str, filename: str, text: str) -> dict[str, Any]:
+        """Check an uploaded skill-set file or object-affordance map with groundplan's own
+        loader (YAML with yaml.safe_load, JSON, CSV; never executed) and keep it under a
+        server-chosen name. A file the loader rejects is not kept (its message names the
+        uploaded file and line)."""
+        import os
+        import tempfile
+
+        if kind not in DATA_UPLOADS:
+            raise AccessError(f"unknown upload kind '{kind}' (skills or oam)")
+        suffixes, what = DATA_UPLOADS[kind]
+        name = _display(filename)
+        if len(text.encode("utf-8", errors="replace")) > self.max_upload:
+            raise ConfigError(f"{name}: larger than {self.max_upload} bytes")
+        ext = Path(name).suffix.lower()
+        if ext not in suffixes:
+            raise ConfigError(f"{name}: a {what} is {' or '.join(suffixes)}, not '{ext or '(no suffix)'}'")
+        d = self.upload_dir / kind
+        d.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=d, prefix="pending-", suffix=ext)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            try:
+                if kind == "skills":
+                    from groundplan.skills.skillset import load_skillset
+
+                    load_skillset(tmp)
+                else:
+                    from groundplan.knowledge.oam import load_oam
+
+                    load_oam(tmp)
+            except GroundplanError as exc:
+                raise ConfigError(str(exc).replace(tmp, name)) from None
+            except Exception as exc:  # noqa: BLE001 - a loader crash on hostile input is a bad file, not a 500
+                raise ConfigError(f"{name}: cannot read this {what}: {type(exc).__name__}: {exc}") from None
+            uid = hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:16]
+            final = safe_child(d, uid + (".yaml" if ext == ".yml" else ext))
+            os.replace(tmp, final)
+            final.with_suffix(".name").write_text(name, encoding="utf-8")
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return {"id": f"{kind}:{uid}", "label": name}
+
     # ------------------------------------------------------------------ uploads
     def upload(self, filename: str, text: str) -> dict[str, Any]:
         """Parse an uploaded scene (YAML with yaml.safe_load, or AutoGPT+P .txt), build it
@@ -201,4 +274,4 @@ def _display(filename: str) -> str:
     return re.sub(r"[^\w.\- ]", "_", base)[:80] or "scene"
 
 
-__all__ = ["SceneCatalog", "SceneRef", "AccessError", "safe_child", "ConfigError"]
+__all__ = ["SceneCatalog", "SceneRef", "AccessError", "safe_child", "ConfigError", "DATA_UPLOADS"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
 from groundplan.core.task import Task
+from groundplan.core.verdict import Verdict, episode_verdict_kind, verdict, verdict_text
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.web.catalog import SceneCatalog, SceneRef
 from groundplan.web.config import PAGE_BACKENDS, ServeConfig
@@ -41,6 +42,10 @@ class EpisodeRequest:
     script: tuple[str, ...] = ()
     skillset: Optional[str] = None
     check_goal: Optional[str] = None
+    #: an uploaded skill-set file (``skills:ID``), used instead of ``skillset``
+    skills_file: Optional[str] = None
+    #: an uploaded object-affordance map (``oam:ID``), extending the default map
+    oam_file: Optional[str] = None
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> "EpisodeRequest":
@@ -62,7 +67,8 @@ class EpisodeRequest:
             raise ConfigError(f"unknown backend '{backend}' (the console offers {', '.join(PAGE_BACKENDS)})")
         req = EpisodeRequest(scene=s("scene") or "", instruction=s("instruction") or "", method=s("method") or "",
                              backend=backend, model=s("model"), base_url=s("base_url"), api_key=s("api_key"),
-                             script=tuple(script), skillset=s("skillset"), check_goal=s("check_goal"))
+                             script=tuple(script), skillset=s("skillset"), check_goal=s("check_goal"),
+                             skills_file=s("skills_file"), oam_file=s("oam_file"))
         if not req.scene:
             raise ConfigError("pick a scene")
         if not req.method:
@@ -73,7 +79,8 @@ class EpisodeRequest:
         """What may be shown, logged and stored: everything but the key."""
         return {"scene": self.scene, "instruction": self.instruction, "method": self.method,
                 "backend": self.backend, "model": self.model, "base_url": self.base_url,
-                "skillset": self.skillset, "check_goal": self.check_goal, "api_key_given": bool(self.api_key),
+                "skillset": self.skillset, "check_goal": self.check_goal, "skills_file": self.skills_file,
+                "oam_file": self.oam_file, "api_key_given": bool(self.api_key),
                 "script_answers": len(self.script)}
 
 
@@ -145,6 +152,10 @@ class JobRunner:
         if request.skillset is not None and request.skillset not in available_skillsets():
             raise ConfigError(f"unknown skill set '{request.skillset}' (available: {', '.join(available_skillsets())})")
         self.catalog.resolve(request.scene)  # AccessError before anything is queued
+        if request.skills_file:
+            self.catalog.resolve_data(request.skills_file, "skills")
+        if request.oam_file:
+            self.catalog.resolve_data(request.oam_file, "oam")
         job = Job(request)
         self.jobs[job.id] = job
         while len(self.jobs) > self.max_jobs:
@@ -176,7 +187,8 @@ class JobRunner:
             except Exception as exc:  # noqa: BLE001 - one episode's crash must not stop the console
                 secret = job.request.api_key if job.request else None
                 msg = scrub(f"{type(exc).__name__}: {exc}", secret)
-                job.result = {"status": "crash", "success": False, "error": msg}
+                job.result = {"status": "crash", "success": False, "error": msg,
+                              "verdict": verdict_text("crash", False, None, msg), "verdict_kind": Verdict.ERROR.value}
                 job.add({"type": "end", **job.result})
                 job.state = "error"
                 log.warning("episode %s crashed: %s", job.id, msg)
@@ -217,15 +229,16 @@ class JobRunner:
                                    api_key_env=(KEY_VAR,), cache=self.config.llm_cache), backend=backend)
 
     def _task(self, req: EpisodeRequest, ref: SceneRef, job: Job) -> Task:
-        skillset = req.skillset or ref.skillset
+        skills = str(self.catalog.resolve_data(req.skills_file, "skills")) if req.skills_file else None
+        oam = str(self.catalog.resolve_data(req.oam_file, "oam")) if req.oam_file else None
         if ref.task is not None:
             t = ref.task
             return replace(t, instruction=req.instruction or t.instruction, goal=req.check_goal or t.goal,
-                           skillset=req.skillset or t.skillset)
+                           skillset=skills or req.skillset or t.skillset, oam_file=oam or t.oam_file)
         if not req.instruction:
             raise ConfigError("type an instruction")
         return Task(f"console-{job.id}", "console", req.instruction, str(ref.path), req.check_goal,
-                    skillset=skillset, source=f"console:{ref.id}")
+                    skillset=skills or req.skillset or ref.skillset, oam_file=oam, source=f"console:{ref.id}")
 
     def _run(self, job: Job) -> None:
         from groundplan.methods.base import RunContext, get_method, trace_listener
@@ -253,7 +266,8 @@ class JobRunner:
                 ep = method.run(task, ctx)
         except GroundplanError as exc:
             msg = scrub(str(exc), req.api_key)
-            job.result = {"status": "error", "success": False, "error": msg, "wall_time": time.perf_counter() - t0}
+            job.result = {"status": "error", "success": False, "error": msg, "wall_time": time.perf_counter() - t0,
+                          "verdict": verdict_text("error", False, None, msg), "verdict_kind": Verdict.ERROR.value}
             job.add({"type": "end", **job.result})
             job.state = "error"
             log.info("episode %s: error: %s", job.id, msg)
@@ -261,12 +275,12 @@ class JobRunner:
         finally:
             if llm is not None and req.backend in ("openai", "scripted"):
                 llm.close()  # per-job clients; the embedded model stays loaded
-        success, judged_by = self._judge(ep, task, pt)
-        # without a gold goal the method's own status says "failure" (nothing to check against);
-        # the console's verdict is whether the method's goal holds after its plan
-        status = ep.status if task.goal else ("success" if success else
-                                              (ep.status if ep.status != "success" else "failure"))
+        ep, judged_by = self._judge(ep, task, pt)
+        kind = episode_verdict_kind(ep)
+        success = kind is Verdict.SUCCESS  # only a check goal that held after execution
+        status = ep.status
         result = {"status": status, "method_status": ep.status, "success": success, "judged_by": judged_by,
+                  "verdict": verdict(ep), "verdict_kind": kind.value,
                   "goal": ep.goal, "plan": list(ep.plan), "error": scrub(ep.error, req.api_key),
                   "wall_time": ep.wall_time, "usage": ep.usage.to_dict(),
                   "metrics": scrub(dict(ep.metrics), req.api_key)}
@@ -278,17 +292,24 @@ class JobRunner:
         log.info("episode %s: %s, success %s (%s), %d events", job.id, status, success, judged_by, len(job.events))
 
     @staticmethod
-    def _judge(ep, task: Task, pt) -> tuple[bool, str]:
-        """Against the gold goal when the task has one (the method's own verdict); else
-        whether the goal the method produced holds after executing its plan."""
+    def _judge(ep, task: Task, pt) -> tuple[Any, str]:
+        """The episode with what was checked in its metrics (groundplan.core.verdict): the
+        check goal (the user's, or the dataset task's gold goal) when there is one; else only
+        whether the method's own goal holds after executing its plan, which is never
+        "success" but "goal holds (unverified)"."""
+        m = dict(ep.metrics)
         if task.goal:
-            return bool(ep.success), "gold goal"
-        if not ep.goal or not ep.plan:
-            return False, "no goal or no plan"
-        from groundplan.methods.base import execute_and_score
+            m.setdefault("checked", True)
+            return replace(ep, metrics=m), "the check goal, after executing the plan"
+        m["checked"] = False
+        if m.get("own_goal_held") is None and ep.goal and ep.plan:
+            from groundplan.methods.base import execute_and_score
 
-        score = execute_and_score(pt, ep.plan, replace(task, goal=ep.goal))
-        return bool(score.success), "the method's own goal, after executing its plan"
+            try:
+                m["own_goal_held"] = bool(execute_and_score(pt, ep.plan, replace(task, goal=ep.goal)).success)
+            except GroundplanError:  # the method's goal does not parse against the scene
+                m["own_goal_held"] = False
+        return replace(ep, metrics=m), "nothing to check against (no check goal): the method's own goal"
 
     def _store(self, job: Job, req: EpisodeRequest, task: Task, ep, success: bool) -> None:
         from groundplan.bench.runner import episode_row

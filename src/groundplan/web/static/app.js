@@ -204,6 +204,27 @@ function resetLive(title) {
 }
 function setStatus(cls, text) { const s = $("status"); s.className = `pill ${cls}`; s.textContent = text; }
 
+// the verdict vocabulary of groundplan.core.verdict, the same as the CLI's: green only for
+// "success" (a check goal held after execution)
+const VERDICT_CLASS = { "success": "success", "goal holds (unverified)": "unverified", "failure": "failure",
+  "no plan": "noplan", "error": "error" };
+function verdictOf(ev) {
+  if (ev.verdict) return { text: ev.verdict, kind: ev.verdict_kind || (ev.verdict.startsWith("error") ? "error" : ev.verdict) };
+  // an episode stored before verdicts: its status only
+  if (["error", "crash", "unsupported"].includes(ev.status)) return { text: `error: ${ev.error || ev.status}`, kind: "error" };
+  if (ev.success) return { text: "success", kind: "success" };
+  if (["no_plan", "unsolvable", "timeout"].includes(ev.status)) return { text: "no plan", kind: "no plan" };
+  return { text: "failure", kind: "failure" };
+}
+function setVerdict(ev) {
+  const v = verdictOf(ev);
+  setStatus(VERDICT_CLASS[v.kind] || "failure", v.text);
+  const s = $("status");
+  s.dataset.verdict = v.text;
+  s.title = v.text;
+  return v;
+}
+
 function pushEvent(ev) {
   const now = performance.now();
   if (metrics.firstEventAt === null) metrics.firstEventAt = now;
@@ -319,10 +340,10 @@ function renderEvent(ev) {
       box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
       break;
     case "end": {
-      const ok = !!ev.success;
-      setStatus(ok ? "success" : (ev.status || "failure"), ok ? "success" : `${ev.status || "failure"}`);
-      head.append(`${ev.status}; goal reached: ${ok} (${ev.judged_by || ""})${ev.wall_time ? `, ${ev.wall_time.toFixed(2)} s` : ""}`);
-      if (ev.error) box.append(el("div", { class: ok ? "note" : "error", text: ok ? `(the method reported: ${ev.error})` : ev.error }));
+      const v = setVerdict(ev);
+      const ok = v.kind === "success";
+      head.append(`${v.text}${ev.status ? ` (method status ${ev.status})` : ""}${ev.judged_by ? `; judged by ${ev.judged_by}` : ""}${ev.wall_time ? `, ${ev.wall_time.toFixed(2)} s` : ""}`);
+      if (ev.error && v.kind !== "error") box.append(el("div", { class: ok ? "note" : "error", text: ok ? `(the method reported: ${ev.error})` : ev.error }));
       if (ev.goal) $("goal").textContent = ev.goal;
       if (ev.plan && ev.plan.length && !$("plan").children.length) for (const s of ev.plan) $("plan").append(el("li", { text: s }));
       break;
@@ -346,6 +367,7 @@ async function runEpisode(evt) {
     instruction: $("instruction").value, method: $("method").value, backend,
     model: $("model").value || null, skillset: $("skillset").value || null,
     check_goal: $("check-goal").value || null,
+    skills_file: $("skills-file").value || null, oam_file: $("oam-file").value || null,
   };
   if (backend === "openai") { body.base_url = $("base-url").value; body.api_key = $("api-key").value || null; }
   if (backend === "scripted") {
@@ -377,8 +399,9 @@ async function loadScene() {
   const id = ds && dt ? `dataset:${ds}/${dt}` : $("scene").value;
   if (!id) return;
   try {
-    const ss = $("skillset").value;
-    const v = await api(`/api/scene?id=${encodeURIComponent(id)}${ss ? `&skillset=${encodeURIComponent(ss)}` : ""}`);
+    const ss = $("skillset").value, sk = $("skills-file").value, oam = $("oam-file").value;
+    const v = await api(`/api/scene?id=${encodeURIComponent(id)}${ss ? `&skillset=${encodeURIComponent(ss)}` : ""}` +
+      `${sk ? `&skills=${encodeURIComponent(sk)}` : ""}${oam ? `&oam=${encodeURIComponent(oam)}` : ""}`);
     scene = new SceneModel(v); requestDraw();
     if (v.task) { $("instruction").value = v.task.instruction; }
   } catch (e) { showError(e.message); }
@@ -396,6 +419,11 @@ async function loadOptions(selectScene) {
   const o = await api("/api/options");
   fillSelect($("scene"), o.scenes, (s) => s.id, (s) => s.label);
   $("scene").dataset.skillsets = JSON.stringify(Object.fromEntries(o.scenes.map((s) => [s.id, s.skillset])));
+  for (const [sel, files] of [["skills-file", o.skill_files || []], ["oam-file", o.oam_files || []]]) {
+    const keep = $(sel).value;
+    fillSelect($(sel), [{ id: "", label: "(none)" }].concat(files), (f) => f.id, (f) => f.label);
+    $(sel).value = files.some((f) => f.id === keep) ? keep : "";
+  }
   if (selectScene) $("scene").value = selectScene;
   else if (o.scenes.some((s) => s.id === "bundled:kitchen.yaml")) $("scene").value = "bundled:kitchen.yaml";
   if (!$("method").options.length) {
@@ -435,6 +463,18 @@ async function uploadScene() {
     const r = await postJSON("/api/scenes/upload", { filename: f.name, text: await f.text() });
     $("dataset").value = ""; $("dataset-task").hidden = true;
     await loadOptions(r.id);
+    loadScene();
+  } catch (e) { showError(e.message); }
+}
+
+async function uploadData(kind, input, select) {
+  const f = $(input).files[0];
+  if (!f) return;
+  showError("");
+  try {
+    const r = await postJSON("/api/files/upload", { kind, filename: f.name, text: await f.text() });
+    await loadOptions($("scene").value);
+    $(select).value = r.id;
     loadScene();
   } catch (e) { showError(e.message); }
 }
@@ -508,12 +548,12 @@ async function showEpisodes(run) {
   box.replaceChildren(el("h3", { text: `episodes of ${run}` }));
   try {
     const r = await api(`/api/results/episodes?db=${$("db").value}&run=${encodeURIComponent(run)}`);
-    const t = el("table", {}, el("tr", {}, ...["task", "seed", "subset", "status", "success", "steps", "LLM calls", "time (s)", ""].map((h) => el("th", { text: h }))));
+    const t = el("table", { class: "fit" }, el("tr", {}, ...["task", "seed", "subset", "verdict", "steps", "LLM calls", "time (s)", ""].map((h) => el("th", { text: h }))));
     for (const e of r.episodes) {
       const b = el("button", { type: "button", text: "trace", "data-task": e.task_id });
       b.addEventListener("click", () => openStored(run, e.task_id, e.seed));
       t.append(el("tr", {}, el("td", { text: e.task_id }), el("td", { text: e.seed }), el("td", { text: e.subset }),
-        el("td", { text: e.status }), el("td", { text: e.success ? "yes" : "no" }), el("td", { text: e.steps }),
+        el("td", { text: verdictOf(e).text, class: `verdict ${VERDICT_CLASS[verdictOf(e).kind] || ""}` }), el("td", { text: e.steps }),
         el("td", { text: e.llm_calls }), el("td", { text: e.wall_time.toFixed(2) }), el("td", {}, b)));
     }
     box.append(t);
@@ -531,7 +571,7 @@ async function openStored(run, task, seed) {
   $("conn").textContent = `stored episode ${run} / ${task}`;
   for (const ev of r.trace) pushEvent(ev);
   pushEvent({ type: "end", status: r.status, success: r.success, judged_by: "as stored", goal: r.goal, plan: r.plan,
-    error: r.error, wall_time: r.wall_time });
+    error: r.error, wall_time: r.wall_time, verdict: r.verdict, verdict_kind: r.verdict_kind });
   window.gpOnIdle = () => requestAnimationFrame(() => { metrics.loadMs = performance.now() - t0; document.body.dataset.loaded = "1"; });
 }
 
@@ -553,6 +593,10 @@ window.addEventListener("DOMContentLoaded", async () => {
   $("dataset").addEventListener("change", datasetChanged);
   $("dataset-task").addEventListener("change", loadScene);
   $("upload").addEventListener("change", uploadScene);
+  $("upload-skills").addEventListener("change", () => uploadData("skills", "upload-skills", "skills-file"));
+  $("upload-oam").addEventListener("change", () => uploadData("oam", "upload-oam", "oam-file"));
+  $("skills-file").addEventListener("change", loadScene);
+  $("oam-file").addEventListener("change", loadScene);
   for (const b of document.querySelectorAll(".tab")) b.addEventListener("click", (e) => {
     metrics.inputDelayMs = performance.now() - e.timeStamp;  // how long the click waited for the page
     showTab(b.dataset.tab);
