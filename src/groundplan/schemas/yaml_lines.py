@@ -35,6 +35,9 @@ class LineMap:
 
 EMPTY = LineMap()
 
+#: libyaml's loader when PyYAML was built with it (ten times faster), else the Python one
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def _walk(node: yaml.Node, path: tuple, out: dict, dup: Callable[[str, int, int], None]) -> None:
     out.setdefault(path, node.start_mark.line + 1)
@@ -61,7 +64,7 @@ def load_yaml(text: str, *, file: str, error: type[InputError] = InputError,
               what: str = "YAML") -> tuple[Any, LineMap]:
     """Parse ``text`` into plain data and its LineMap. Syntax errors and duplicate keys
     raise ``error`` as ``file:line: message``."""
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         try:
             node = loader.get_single_node()
