@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groundplan.errors import SceneError
+from groundplan.errors import SceneError, did_you_mean
 from groundplan.pddl.formula import Atom
 from groundplan.world.scene import Agent, Location, Scene, SceneObject
 
@@ -124,12 +124,13 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
         agent_names.add("robot0")
 
     facts: set[Atom] = set()
+    fact_lines: dict[str, int] = {}  # for file:line when the builder checks the facts
     agent_loc: dict[str, str] = {}
     for lineno, pred, args in relations:
         names = [n for n, _ in args]
         unknown = [n for n in names if n not in objects]
         if unknown:
-            msg = f"relation '{pred} {' '.join(names)}' names unknown object '{unknown[0]}'"
+            msg = f"relation '{pred} {' '.join(names)}' names unknown object '{unknown[0]}'{did_you_mean(unknown[0], objects)}"
             if strict:
                 raise SceneError(msg + " (not in OBJECTS)", file=file, line=lineno)
             warnings.append(f"{file}:{lineno}: {msg}; relation dropped")
@@ -137,6 +138,7 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
         if pred == "at" and len(names) == 2 and names[0] in agent_names:
             agent_loc[names[0]] = names[1]
         facts.add(Atom(pred, tuple(names)))
+        fact_lines.setdefault(f"fact:{pred} {' '.join(names)}", lineno)
 
     locs: list[Location] = []
     for lineno, lname, members in locations:
@@ -160,4 +162,4 @@ def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = Tru
     objs = tuple(SceneObject(n, c) for n, c in objects.items() if n not in agent_names)
     return Scene(name=name, objects=objs, agents=agents, facts=frozenset(facts), locations=tuple(locs),
                  description=" ".join(description), source=file, warnings=tuple(warnings),
-                 geometry=geometry)
+                 geometry=geometry, lines=fact_lines)
