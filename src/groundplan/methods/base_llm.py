@@ -9,6 +9,7 @@ import re
 import time
 from typing import Optional
 
+from groundplan.core.datasets.progprompt import train_tasks
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
@@ -25,13 +26,12 @@ from groundplan.methods.base import (
 from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, environment_refusal, vh_command_text
 from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
 from groundplan.methods.brainbody.envs import make_env
+from groundplan.prompts.brainbody import load
 
 MAX_COMMANDS = 40  # default of the configured limit plan_max_steps (groundplan.limits)
 
 
 def vh_program_examples(n: int = 3) -> str:
-    from groundplan.core.datasets.progprompt import train_tasks
-
     by_name = {t.name: t for t in train_tasks()}
     out = []
     for name in [x for x in DEFAULT_PLANNING_EXAMPLES if x in by_name][:n]:
@@ -65,8 +65,6 @@ class BaseLLM(Method):
         return environment_refusal(cls.name, task)
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.prompts.brainbody import load
-
         t0 = time.perf_counter()
         rec = TraceRecorder()
         meter = new_meter()

@@ -18,6 +18,7 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
+from groundplan.sim.pipeline import build, plan_and_check
 
 _PLANNER_STATUS = {
     "unsolvable": EpisodeStatus.UNSOLVABLE,
@@ -35,8 +36,6 @@ class Oracle(Method):
     requirement = "the oracle plans that goal itself"
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.sim.pipeline import build, plan_and_check
-
         t0 = time.perf_counter()
         rec = TraceRecorder()
         if not task.goal:

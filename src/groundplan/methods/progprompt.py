@@ -21,6 +21,7 @@ import re
 import time
 from typing import Callable, Optional, Sequence
 
+from groundplan.core.datasets.progprompt import pythonic_plans, split_graphs
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
@@ -36,6 +37,7 @@ from groundplan.methods.base import (
 )
 from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
 from groundplan.methods.brainbody.envs import VHEnv
+from groundplan.prompts.progprompt import load
 
 DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the_lime", "wash_mug",
                     "refrigerate_the_salmon", "bring_me_some_fruit", "wash_clothes", "put_apple_in_fridge")
@@ -48,8 +50,6 @@ _STEP = re.compile(r"^([a-z][a-z0-9_]*)\s*\(\s*((?:['\"]?[A-Za-z0-9_]+['\"]?\s*(
 
 def env0_objects() -> list[str]:
     """The class names of environment 0 (the examples' environment), as the prompt header lists them."""
-    from groundplan.core.datasets.progprompt import split_graphs
-
     _, inits, _ = split_graphs("test_unseen")
     return sorted({n.class_name for n in inits[0].nodes})
 
@@ -57,9 +57,6 @@ def env0_objects() -> list[str]:
 def program_prompt(objects: list[str], task: str, n_examples: int = 3, *, new_env: bool = False) -> str:
     """run_eval.py's prompt: the header with environment 0's objects, the example programs,
     then (in another environment) that environment's ``objects = [...]``, then ``def task():``."""
-    from groundplan.core.datasets.progprompt import pythonic_plans
-    from groundplan.prompts.progprompt import load
-
     plans = pythonic_plans()
     parts = [load("header.txt").substitute(objects=repr(env0_objects() if new_env else objects))]
     parts += [plans[k] for k in DEFAULT_EXAMPLES[:n_examples] if k in plans]
@@ -188,8 +185,6 @@ def execute_program(program: str, env: VHEnv, agent: "_Agent", ask: Callable[[st
     ``ask`` (the state-check prompt), ``else:`` lines run on a False answer, other lines
     are steps (invalid ones are counted and reported, not executed). Returns the loop
     result and the number of attempted steps."""
-    from groundplan.prompts.progprompt import load
-
     skills = tuple(env.world.domain.action_map)
     res = LoopResult(program.split("\n")[:current_limits().program_max_lines])
     total = 0

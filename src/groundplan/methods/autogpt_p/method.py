@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any, ClassVar, Optional
 
 from groundplan.core.task import Task
-from groundplan.errors import GroundplanError
+from groundplan.errors import GoalError, GroundplanError
 from groundplan.llm.errors import LLMEndpointError, LLMError, ReplayMissError
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.autogpt_p.alternative import alternative_suggestion, naive_alternative
@@ -42,6 +42,11 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
+from groundplan.pddl.goal import parse_goal
+from groundplan.pddl.state import evaluate_goal
+from groundplan.sim.pipeline import _oam, build
+from groundplan.skills.skillset import load_skillset
+from groundplan.world import load_scene
 
 MODES = ("plan", "loop", "alternative")
 
@@ -59,9 +64,6 @@ def task_mode(task: Task) -> str:
 def gold_goal(text: str):
     """The task's goal; a row with surplus closing parentheses (autogptp_partial row 2:
     ``and (inhand apple0 human0))``) is read without them."""
-    from groundplan.errors import GoalError
-    from groundplan.pddl.goal import parse_goal
-
     try:
         return parse_goal(text)
     except GoalError:
@@ -130,8 +132,6 @@ class AutoGPTPBase(Method):
                        trace=rec.freeze(), seed=ctx.seed)
 
     def _begin_replay(self, replay, task: Task, mode: str, cfg: AutoGPTPConfig) -> None:
-        from groundplan.sim.pipeline import build
-
         objects: list[str] = []
         facts: list[str] = []
         missing = None
@@ -154,9 +154,6 @@ class AutoGPTPBase(Method):
     # ------------------------------------------------------------------ the Plan tool (Tables IV-VI)
 
     def run_plan_tool(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
-        from groundplan.pddl.state import evaluate_goal
-        from groundplan.sim.pipeline import build
-
         assert ctx.planner is not None and d.recorder is not None
         pt = build(task.scene_file, skillset=task.skillset, oam_file=cfg.oam_file or task.oam_file, strict=False)
         try:
@@ -202,8 +199,6 @@ class AutoGPTPBase(Method):
     # ------------------------------------------------------------------ Suggest Alternative (Table III)
 
     def run_alternative(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
-        from groundplan.world import load_scene
-
         assert d.recorder is not None
         scene = load_scene(task.scene_file, strict=False)
         mem = Memory(world=scene, explored=None, request=task.instruction)
@@ -231,23 +226,16 @@ class AutoGPTPBase(Method):
 
     @staticmethod
     def _oam(task: Task, cfg: Optional[AutoGPTPConfig] = None):
-        from groundplan.sim.pipeline import _oam
-
         return _oam(cfg.oam_file if cfg is not None and cfg.oam_file else task.oam_file)
 
     @staticmethod
     def _memory(task: Task) -> Memory:
-        from groundplan.world import load_scene
-
         world = load_scene(task.scene_file, strict=False)
         explored_list = [e for e in (task.extras.get("explored") or []) if e]
         explored = None if (not explored_list or "all" in explored_list) else frozenset(explored_list)
         return initial_memory(world, explored, task.instruction)
 
     def run_loop(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
-        from groundplan.pddl.state import evaluate_goal
-        from groundplan.skills.skillset import load_skillset
-
         assert ctx.planner is not None and d.recorder is not None
         skillset = load_skillset(task.skillset)
         oam = self._oam(task, cfg)

@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
 
+import yaml
+
 from groundplan.errors import GoalError, GoalErrorKind
 from groundplan.llm.grammar import GoalGrammarOptions, goal_grammar
 from groundplan.llm.types import Message
 from groundplan.methods.autogpt_p.dialogue import Dialogue
 from groundplan.methods.autogpt_p.prompting import plan_goal_prompt
-from groundplan.pddl.formula import Formula
+from groundplan.pddl.formula import And, Formula, Or
 from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal, parse_goal
-from groundplan.pddl.semantics import SemanticCondition, check_semantics
+from groundplan.pddl.semantics import SemanticCondition, check_semantics, conditions_from_data
 from groundplan.planners.base import Planner, PlanStatus
 from groundplan.skills.builder import PlanningTask
 
@@ -31,10 +33,6 @@ EMPTY_GOAL_FEEDBACK = "There is a logical contradiction in the goal. Dummy. Plea
 
 def original_conditions() -> tuple[SemanticCondition, ...]:
     """AutoGPT+P's semantic conditions as its logs show them (package data)."""
-    import yaml
-
-    from groundplan.pddl.semantics import conditions_from_data
-
     text = resources.files("groundplan.methods.autogpt_p").joinpath("data/semantic_conditions.yaml").read_text()
     return conditions_from_data(yaml.safe_load(text))
 
@@ -158,8 +156,6 @@ def check_syntax_and_semantics(answer: str, task: PlanningTask, conditions: tupl
 
 
 def _is_empty(goal: Formula) -> bool:
-    from groundplan.pddl.formula import And, Or
-
     if isinstance(goal, (And, Or)):
         return all(_is_empty(a) for a in goal.args)
     return False

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
+from groundplan.datadir import autogptp_root
 from groundplan.llm.base import Backend
 from groundplan.llm.errors import LLMConfigError, ReplayMissError
 from groundplan.llm.factory import register_backend
@@ -616,8 +617,6 @@ class AutoGPTPReplayLLM(Backend):
     @property
     def root(self) -> Path:
         if self._root is None:
-            from groundplan.datadir import autogptp_root
-
             self._root = autogptp_root()
         return self._root
 

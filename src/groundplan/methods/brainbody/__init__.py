@@ -20,9 +20,11 @@ Config keys: ``K``, ``brain`` (llm / oracle), ``body`` (llm / embedding / oracle
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, ClassVar, Mapping, Optional
 
+from groundplan.core.datasets.progprompt import train_tasks
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.methods.base import (
@@ -48,6 +50,7 @@ from groundplan.methods.brainbody.agents import (
 )
 from groundplan.methods.brainbody.algorithm import brainbody_loop, episode_metrics
 from groundplan.methods.brainbody.envs import make_env
+from groundplan.prompts.brainbody import load_text
 
 DEFAULT_PLANNING_EXAMPLES = ("refrigerate the salmon", "turn off the table lamp", "put the soap in the bathroomcabinet",
                              "bring my book to the sofa", "wash mug")
@@ -58,16 +61,12 @@ DEFAULT_PLANNING_EXAMPLES = ("refrigerate the salmon", "turn off the table lamp"
 
 def vh_command_text(command: str) -> str:
     """A gold script line as the paper's Body examples write it (no ids): ``<char0> [walk] <kitchen>``."""
-    import re
-
     m = re.search(r"\[(\w+)\]", command)
     objs = re.findall(r"<([^<>]+)>\s*\(", command)
     return "<char0> [" + (m.group(1).lower() if m else "?") + "]" + "".join(f" <{o}>" for o in objs)
 
 
 def vh_planning_examples(n: int = 3) -> str:
-    from groundplan.core.datasets.progprompt import train_tasks
-
     by_name = {t.name: t for t in train_tasks()}
     out = []
     for name in [x for x in DEFAULT_PLANNING_EXAMPLES if x in by_name][:n]:
@@ -81,8 +80,6 @@ def vh_planning_examples(n: int = 3) -> str:
 def vh_execution_examples(n: int = 8) -> str:
     """Step -> command pairs from the training set (steps with exactly one command), and
     ``<pass>`` for steps without one, with the paper's explanations."""
-    from groundplan.core.datasets.progprompt import train_tasks
-
     singles, passes, seen = [], [], set()
     for t in train_tasks():
         for s, cmds in t.steps:
@@ -215,8 +212,6 @@ class BrainBodyMethod(Method):
 
 
 def _vh_feedback_examples() -> str:
-    from groundplan.prompts.brainbody import load_text
-
     return load_text("vh_feedback_examples.txt")
 
 

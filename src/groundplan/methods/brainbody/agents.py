@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 from groundplan.limits import current as current_limits
+from groundplan.llm.minilm import shared_minilm
+from groundplan.prompts.brainbody import load
 
 PASS = "<pass>"
 _STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[:.)]\s*(.*?)\s*$", re.IGNORECASE)
@@ -93,16 +95,12 @@ class LLMBrain(Brain):
         return c.text
 
     def plan(self, ctx: BrainContext) -> list[str]:
-        from groundplan.prompts.brainbody import load
-
         prompt = load("planning.txt").substitute(
             agent=ctx.agent, examples=self.planning_examples, objects=", ".join(ctx.objects),
             actions=", ".join(ctx.actions), environment=ctx.environment(), task=ctx.task)
         return parse_plan(self._ask(prompt, "brain-plan"))
 
     def replan(self, ctx: BrainContext, plan: Sequence[str], error_step: int, feedback: str) -> list[str]:
-        from groundplan.prompts.brainbody import load
-
         prompt = load("feedback.txt").substitute(
             agent=ctx.agent, examples=self.feedback_examples, task=ctx.task, plan=render_plan(plan),
             error_step=error_step, feedback=feedback, objects=", ".join(ctx.objects), actions=", ".join(ctx.actions),
@@ -130,8 +128,6 @@ class LLMBody(Body):
     grammar: Optional[str] = None
 
     def act(self, step: str, index: int) -> str:
-        from groundplan.prompts.brainbody import load
-
         prompt = load("execution.txt").substitute(
             agent=self.agent, syntax=self.syntax, examples=self.examples, objects=", ".join(self.objects),
             actions=", ".join(self.actions), step=step)
@@ -239,8 +235,6 @@ class EmbeddingBody(Body):
 
     def __post_init__(self) -> None:
         if self.encoder is None:
-            from groundplan.llm.minilm import shared_minilm
-
             self.encoder = shared_minilm()
         self._a = self.encoder.encode([a for a in self.actions])
         self._o = self.encoder.encode([o.replace("_", " ") for o in self.objects])

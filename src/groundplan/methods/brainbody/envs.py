@@ -13,11 +13,16 @@ simulator's or controller's error message), and scoring the final state.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Sequence
 
+from groundplan.core.datasets.eai import check_vh_goal
+from groundplan.core.datasets.progprompt import progprompt_eval
 from groundplan.core.task import Task
+from groundplan.methods.brainbody.environment import Environment, Outcome, Score
+from groundplan.methods.brainbody.tabletop import TabletopEnv
+from groundplan.pddl.goal import parse_goal
+from groundplan.pddl.state import evaluate_goal
 from groundplan.world.virtualhome import (
     ScriptError,
     ScriptLine,
@@ -33,32 +38,6 @@ VH_ACTIONS = ("walk", "run", "walktowards", "walkforward", "turnleft", "turnrigh
 #: classes left out of object lists and environment triplets (structure, not things)
 STRUCTURE = frozenset({"wall", "floor", "ceiling", "door", "doorjamb", "window", "walllamp", "ceilinglamp", "rug",
                        "curtains", "wallpictureframe", "character"})
-
-
-@dataclass(frozen=True)
-class Outcome:
-    ok: bool
-    message: str = ""
-    command: str = ""  # the command as executed (ids resolved)
-
-
-@dataclass(frozen=True)
-class Score:
-    success: bool
-    gcr: float
-    detail: Mapping[str, Any]
-
-
-class Environment(Protocol):
-    actions: Sequence[str]
-
-    def object_list(self) -> list[str]: ...
-
-    def environment_info(self, task: str = "", limit: int = 60) -> str: ...
-
-    def execute(self, command: str) -> Outcome: ...
-
-    def score(self) -> Score: ...
 
 
 class VHEnv:
@@ -159,20 +138,13 @@ class VHEnv:
         final = self.graph()
         ex = self.task.extras
         if ex.get("final_graph_file"):
-            from groundplan.core.datasets.progprompt import progprompt_eval
-
             gt = read_vh_graph_file(ex["final_graph_file"])
             s = progprompt_eval(self.initial, gt, final)
             return Score(s.sr, s.gcr, {"unsatisfied": list(s.unsatisfied), "conditions": s.total})
         if ex.get("vh_goal") is not None:
-            from groundplan.core.datasets.eai import check_vh_goal
-
             c = check_vh_goal(final, ex["vh_goal"], self.executed)
             return Score(c.success, c.gcr, {"unsatisfied": list(c.unsatisfied), "conditions": c.total})
         if self.task.goal:
-            from groundplan.pddl.goal import parse_goal
-            from groundplan.pddl.state import evaluate_goal
-
             rep = evaluate_goal(parse_goal(self.task.goal), self.world.domain, self.world.problem,
                                 self.session.facts)
             return Score(rep.success, rep.gcr, {"unsatisfied": list(rep.unsatisfied)})
@@ -198,8 +170,6 @@ def _parse_command(command: str) -> ScriptLine:
 
 def make_env(task: Task) -> "Environment":
     if task.skillset == "tabletop":
-        from groundplan.methods.brainbody.tabletop import TabletopEnv
-
         return TabletopEnv(task)
     return VHEnv(task)
 

@@ -13,14 +13,23 @@ Coordinates are grid units: x < 0 is the left side, x > 0 the right side; the wo
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Optional, Sequence
 
+from groundplan.core.datasets.progprompt import cache_dir
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
+from groundplan.methods.brainbody.algorithm import brainbody_loop
+from groundplan.methods.brainbody.environment import Score
 from groundplan.pddl.formula import Atom
+from groundplan.prompts.brainbody import load_text
+from groundplan.sim.executor import Executor
+from groundplan.skills.builder import build_task
+from groundplan.skills.skillset import load_skillset
 from groundplan.world.scene import Agent, Location, Scene, SceneObject
+from groundplan.world.yaml_io import write_yaml_scene
 
 WORKSPACE = (-3.0, 3.0, 0.0, 3.0)  # x_min, x_max, y_min, y_max
 ROBOT = "rob0"
@@ -273,11 +282,6 @@ def build_scene(t: TabletopTask) -> Scene:
 
 def franka_tasks() -> list[Task]:
     """The 7 tasks as bench tasks (scene YAML files written to the cache directory)."""
-    import hashlib
-
-    from groundplan.core.datasets.progprompt import cache_dir
-    from groundplan.world.yaml_io import write_yaml_scene
-
     out = []
     for t in TASKS:
         text = write_yaml_scene(build_scene(t))
@@ -335,10 +339,6 @@ class TabletopEnv:
     agent = "the Franka Arm"
 
     def __init__(self, task: Task):
-        from groundplan.sim.executor import Executor
-        from groundplan.skills.builder import build_task
-        from groundplan.skills.skillset import load_skillset
-
         self.task = task
         self.spec = task_by_number(int(task.extras["number"]))
         self.scene = build_scene(self.spec)
@@ -372,8 +372,6 @@ class TabletopEnv:
         return _Outcome(r.ok, r.reason, command.strip())
 
     def score(self):
-        from groundplan.methods.brainbody.envs import Score
-
         final = {o: self.positions().get(o) for o in self.spec.objects}
         if any(p is None for p in final.values()):
             held = [o for o, p in final.items() if p is None]
@@ -385,8 +383,6 @@ class TabletopEnv:
         return TabletopOracleBrain(self.spec), CommandBody()
 
     def prompt_spec(self) -> dict:
-        from groundplan.prompts.brainbody import load_text
-
         return {"planning_examples": load_text("tabletop_planning_examples.txt"),
                 "feedback_examples": load_text("tabletop_feedback_examples.txt"),
                 "execution_examples": load_text("tabletop_execution_examples.txt"),
@@ -420,8 +416,6 @@ class CommandBody:
 
 def check_all_oracle() -> list[tuple[int, bool, str, int]]:
     """Run every task with the oracle Brain and Body (K=3): (task, success, reason, feedback loops)."""
-    from groundplan.methods.brainbody.algorithm import brainbody_loop
-
     out = []
     for t in franka_tasks():
         env = TabletopEnv(t)

@@ -20,6 +20,7 @@ from groundplan.core.task import Task
 from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
+from groundplan.methods.cowp.spec import APPLIANCES_FILE, word_list
 
 from .advisor import locate_by_word
 from .common import CowpFamilyMethod, Ending
@@ -53,8 +54,6 @@ class KnowledgeBase:
 
 
 def covered_half(trial: Trial, seed: int) -> set[str]:
-    from .spec import APPLIANCES_FILE, word_list
-
     words = sorted(set(word_list(trial.spec.candidates_file)) | set(word_list(APPLIANCES_FILE)))
     rng = random.Random(f"cowp-ek:{trial.setup.seed}:{seed}")
     return set(rng.sample(words, len(words) // 2))

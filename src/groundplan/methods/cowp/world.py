@@ -49,6 +49,8 @@ from groundplan.pddl.formula import (
 )
 from groundplan.pddl.model import Domain, Predicate, Problem, TypeHierarchy
 from groundplan.sim.executor import Executor, StepResult
+from groundplan.skills import build_task, load_skillset
+from groundplan.world import load_scene
 from groundplan.world.scene import split_name
 
 from .spec import (
@@ -146,9 +148,6 @@ def _rename_facts(facts, old: str, new: str) -> set[Atom]:
 
 
 def build_trial(setup: TrialSetup, *, root: Optional[str] = None) -> Trial:
-    from groundplan.skills import build_task, load_skillset
-    from groundplan.world import load_scene
-
     spec = task_spec(setup.task, root)
     scene = load_scene(spec.scene_file)
     pt = build_task(load_skillset("dining"), scene)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from groundplan.core.episode import EMPTY_USAGE
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError, PDDLSyntaxError
 from groundplan.methods.base import (
@@ -23,6 +24,7 @@ from groundplan.methods.base import (
 )
 from groundplan.pddl.parser import PDDLTask, check_task
 from groundplan.planners.base import PlanStatus
+from groundplan.prompts.llm_p import load
 from groundplan.sim.pddl_task import validate_plan
 
 #: the file name the generated problem is reported under in error messages
@@ -71,8 +73,6 @@ def task_inputs(task: Task) -> LLMPInputs:
 
 def render_prompt(inputs: LLMPInputs, *, with_context: bool) -> str:
     """The paper's prompt (``ic_pddl.txt``), or its no-context ablation (``pddl.txt``)."""
-    from groundplan.prompts.llm_p import load
-
     if with_context:
         return load("ic_pddl.txt").substitute(example_description=inputs.example_description,
                                               example_problem=inputs.example_problem,
@@ -113,8 +113,6 @@ def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext
                     method: str, t0: float, usage=None, extra_metrics: Optional[dict[str, Any]] = None) -> Episode:
     """The rest of LLM+P once the LLM has answered: extract and check the problem, plan it
     with the domain, validate the plan on the gold problem."""
-    from groundplan.core.episode import EMPTY_USAGE
-
     usage = usage if usage is not None else EMPTY_USAGE
     metrics: dict[str, Any] = {"checked": True, "problem_parsed": False, "planned": False, "valid_on_gold": False,
                                "gcr": 0.0, **(extra_metrics or {})}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from groundplan.core.datasets.alfred_sample import AlfredSample
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.methods.base import (
@@ -27,6 +28,11 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
+from groundplan.methods.roblm.grounding import AlfredWorld, execute, goal_satisfied
+from groundplan.methods.roblm.lm import Sampling, generate, load_model
+from groundplan.methods.roblm.metrics import accuracy, subtask_success
+from groundplan.methods.roblm.textformat import parse_plan, sample_text
+from groundplan.world.graph2nl import context
 
 
 def task_from_sample(sample: Any) -> Task:
@@ -48,20 +54,11 @@ class RobLMMethod(Method):
         self._models: dict[str, Any] = {}  # model source -> loaded model (a per-worker resource)
 
     def model(self, source: str) -> Any:
-        from groundplan.methods.roblm.lm import load_model
-
         if source not in self._models:
             self._models[source] = load_model(source)
         return self._models[source]
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.core.datasets.alfred_sample import AlfredSample
-        from groundplan.methods.roblm.grounding import AlfredWorld, execute, goal_satisfied
-        from groundplan.methods.roblm.lm import Sampling, generate
-        from groundplan.methods.roblm.metrics import accuracy, subtask_success
-        from groundplan.methods.roblm.textformat import parse_plan, sample_text
-        from groundplan.world.graph2nl import context
-
         t0 = time.perf_counter()
         cfg = dict(ctx.config)
         if "alfred" not in task.extras:

@@ -15,11 +15,14 @@ then succeeds is preferred (RobLM is allowed to "try" all possibilities)."""
 from __future__ import annotations
 
 import heapq
+import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from groundplan.errors import SceneError
 from groundplan.methods.roblm.textformat import PlanStep
+from groundplan.pddl.formula import And, Atom
+from groundplan.pddl.goal import parse_goal
 from groundplan.sim.executor import Executor
 from groundplan.skills.builder import build_task
 from groundplan.skills.skillset import load_skillset
@@ -309,11 +312,6 @@ def execute(world: AlfredWorld, steps: Sequence[PlanStep], *, stop_on_failure: b
 def goal_satisfied(goal_pddl: str, facts: frozenset, scene: Scene) -> bool:
     """The goal with each named object replaced by any instance of its class (ALFRED's goals
     are over classes: "a hot apple in the fridge" is met by any apple and any fridge)."""
-    import itertools
-
-    from groundplan.pddl.formula import And, Atom
-    from groundplan.pddl.goal import parse_goal
-
     f = parse_goal(goal_pddl)
     atoms = [a for a in (f.args if isinstance(f, And) else (f,)) if isinstance(a, Atom)]
     names = sorted({x for a in atoms for x in a.args if x != AGENT})

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
 from groundplan.errors import ConfigError
+from groundplan.llm.embedded import bundled_model_path
 from groundplan.methods.roblm.textformat import BOS, EOS, SEP, SPECIAL_TOKENS
 
 
@@ -60,8 +64,6 @@ def _torch() -> Any:
 
 
 def _cache_dir() -> Path:
-    import os
-
     base = os.environ.get("GROUNDPLAN_CACHE") or os.path.join(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"),
                                                               "groundplan")
     return Path(base) / "roblm"
@@ -83,8 +85,6 @@ def load_model(source: str = "smollm2", *, texts: Iterable[str] = (), seed: int 
     if source == "tiny":
         return tiny_model(texts, seed=seed)
     if source == "smollm2":
-        from groundplan.llm.embedded import bundled_model_path
-
         gguf = bundled_model_path()
         cache = _cache_dir() / f"{gguf.stem}-hf"
         if (cache / "config.json").is_file():  # dequantised once, then loaded as safetensors
@@ -117,7 +117,6 @@ def load_model(source: str = "smollm2", *, texts: Iterable[str] = (), seed: int 
 def tiny_model(texts: Iterable[str], *, seed: int = 0, hidden: int = 64, layers: int = 2) -> RobLM:
     """A randomly initialised small Llama with a word-level tokenizer over ``texts``."""
     torch = _torch()
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     torch.manual_seed(seed)

@@ -21,6 +21,8 @@ from typing import Any, Mapping, Optional
 
 from groundplan.core.task import Task
 from groundplan.errors import GoalError, GroundplanError
+from groundplan.llm.minilm import shared_minilm
+from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -32,6 +34,9 @@ from groundplan.methods.base import (
     register_method,
 )
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
+from groundplan.pddl.goal import check_goal, parse_goal
+from groundplan.pddl.semantics import check_semantics
+from groundplan.sim.pipeline import build, plan_and_check
 
 
 def options_from(config: Mapping[str, Any]) -> SearchOptions:
@@ -58,18 +63,11 @@ class GoalSearch(Method):
             if s is None:
                 encoder = None
                 if opts.embeddings or opts.retrieval:
-                    from groundplan.llm.minilm import shared_minilm
-
                     encoder = shared_minilm(config.get("minilm_dir"))
                 s = self._searchers[key] = GoalSearcher(encoder, options=opts)
             return s
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.llm.types import UsageMeter
-        from groundplan.pddl.goal import check_goal, parse_goal
-        from groundplan.pddl.semantics import check_semantics
-        from groundplan.sim.pipeline import build, plan_and_check
-
         t0 = time.perf_counter()
         rec = TraceRecorder()
         meter = UsageMeter()

@@ -14,7 +14,7 @@ import yaml
 
 from groundplan.methods.small_model.candidates import split_name
 from groundplan.pddl.formula import atoms
-from groundplan.pddl.goal import parse_goal
+from groundplan.pddl.goal import parse_goal, to_dnf
 
 POOL_PACKAGE = "groundplan.data.examples"
 POOL_FILE = "goalsearch_pool.yaml"
@@ -44,8 +44,6 @@ def _frame(atom) -> str:
 
 
 def _parts(goal_text: str) -> int:
-    from groundplan.pddl.goal import to_dnf
-
     dnf = to_dnf(parse_goal(goal_text))
     return min(len([lit for lit in conj if lit.positive]) for conj in dnf) if dnf else 1
 

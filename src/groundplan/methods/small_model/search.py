@@ -30,6 +30,9 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from groundplan.errors import GoalError
+from groundplan.llm.goal_search import score_goals
+from groundplan.llm.minilm import shared_minilm
 from groundplan.methods.small_model.candidates import (
     CandidateAtom,
     CandidateOptions,
@@ -39,7 +42,10 @@ from groundplan.methods.small_model.candidates import (
 )
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
+from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.model import Domain, Problem
+from groundplan.pddl.semantics import check_semantics
+from groundplan.sim.pipeline import plan_and_check
 
 NUMBER_WORDS = {"two": 2, "both": 2, "pair": 2, "couple": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3,
                 "4": 4, "5": 5}
@@ -332,8 +338,6 @@ class GoalSearcher:
         return self._prompt.format(examples=body.rstrip("\n"), instruction=instruction).rstrip("\n")
 
     def _lm_rerank(self, instruction: str, singles: list[GoalCandidate], near, llm, usage, prefix_goals):
-        from groundplan.llm.goal_search import score_goals
-
         top = singles[:self.options.lm_top]
         prompt = self.prompt(instruction, near)
         lps = score_goals(llm, prompt, [" " + g.text for g in top], usage=usage)
@@ -349,14 +353,7 @@ def plan_instruction(instruction: str, planning_task, planner, *, llm=None, opti
     """One instruction to a checked, solvable goal (the CLI's ``goal --strategy goalsearch``):
     returns ``(goal_text, plan_outcome, search_result)``; ``goal_text`` is None when no
     candidate plans. Goals are tried in rank order (semantic check, then the planner)."""
-    from groundplan.errors import GoalError
-    from groundplan.pddl.goal import check_goal, parse_goal
-    from groundplan.pddl.semantics import check_semantics
-    from groundplan.sim.pipeline import plan_and_check
-
     if encoder is None and (options.embeddings or options.retrieval):
-        from groundplan.llm.minilm import shared_minilm
-
         encoder = shared_minilm()
     searcher = GoalSearcher(encoder, options=options)
     pt = planning_task

@@ -37,6 +37,7 @@ from typing import Any, Mapping, Optional
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.llm.errors import LLMError
+from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -51,6 +52,9 @@ from groundplan.methods.wake_prompts.feedback import Affordances, AutoFeedback
 from groundplan.methods.wake_prompts.judge import Judgement, WakeWorld, execute_answer, lfo_world
 from groundplan.methods.wake_prompts.prompts import PromptSet, load_prompts
 from groundplan.methods.wake_prompts.session import Answer, WakeOptions, WakeSession
+from groundplan.methods.wake_prompts.vh import virtualhome_world
+from groundplan.pddl.goal import parse_goal
+from groundplan.sim.pipeline import build
 from groundplan.world.wake_env import environment_problems, environments_equal
 
 FEEDBACK_MODES = ("none", "auto")
@@ -96,14 +100,10 @@ class WakeConfig:
 def make_world(task: Task) -> tuple[WakeWorld, Affordances | None]:
     """The task's world for its skill set (lfo scenes, VirtualHome graphs)."""
     if task.skillset == "lfo":
-        from groundplan.sim.pipeline import build
-
         pt = build(task.scene_file, skillset="lfo", strict=True)
         keep = task.extras.get("keep")
         return lfo_world(pt, keep=list(keep) if keep else None), None
     if task.skillset == "virtualhome":
-        from groundplan.methods.wake_prompts.vh import virtualhome_world
-
         return virtualhome_world(task)
     raise ConfigError(f"wake_prompts: skill set '{task.skillset}' has no Wake et al. action set "
                       f"(available: {', '.join(ACTION_SETS)})")
@@ -203,7 +203,6 @@ class WakePrompts(Method):
     def run(self, task: Task, ctx: RunContext) -> Episode:
         t0 = time.perf_counter()
         rec = TraceRecorder(extra_types=("question", "environment"))
-        from groundplan.llm.types import UsageMeter
 
         meter = UsageMeter()
         if ctx.llm is None:
@@ -215,7 +214,6 @@ class WakePrompts(Method):
             world, aff = make_world(task)
             planner = WakePlanner(ctx.llm, world, actions, prompts, cfg, affordances=aff, recorder=rec, meter=meter)
             goals = task.extras.get("step_goals") or []
-            from groundplan.pddl.goal import parse_goal
 
             results: list[InstructionResult] = []
             seq = instructions_of(task)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
+from groundplan.errors import ConfigError
 from groundplan.world.wake_env import LFO, VIRTUALHOME, EnvStyle, environment_facts, strip_name
 
 _ITEM = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*;?\s*$", re.DOTALL)
@@ -126,8 +127,6 @@ ACTION_SETS: Mapping[str, ActionSet] = {"lfo": LFO_ACTIONS, "virtualhome": VIRTU
 
 
 def action_set(name: str) -> ActionSet:
-    from groundplan.errors import ConfigError
-
     if name not in ACTION_SETS:
         raise ConfigError(f"unknown action set '{name}' (lfo or virtualhome)")
     return ACTION_SETS[name]

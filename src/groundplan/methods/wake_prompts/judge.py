@@ -24,6 +24,7 @@ from groundplan.world.wake_env import (
     LFO_VOCABULARY,
     EnvStyle,
     build_environment,
+    closure,
     environment_facts,
     environments_equal,
     neutral_facts,
@@ -101,8 +102,6 @@ def lfo_world(planning_task: PlanningTask, *, keep: Optional[Sequence[str]] = No
     names = [o.name for o in scene.objects]
     man = frozenset(f.args[0] for f in scene.facts if f.predicate == "manipulable" and f.args)
     if keep is not None:
-        from groundplan.world.wake_env import closure
-
         wanted = closure(neutral_facts(scene.facts), keep)
         names = [n for n in names if n in wanted]
     known = frozenset(o.name for o in scene.objects)

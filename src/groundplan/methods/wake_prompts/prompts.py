@@ -18,6 +18,7 @@ from typing import Any, Mapping, Optional
 
 import yaml
 
+from groundplan.datadir import data_dir
 from groundplan.errors import ConfigError, DatasetError
 from groundplan.llm.types import Message
 
@@ -106,8 +107,6 @@ def project_prompts(action_set: str) -> PromptSet:
 
 
 def original_root(data: Optional[Path] = None) -> Path:
-    from groundplan.datadir import data_dir
-
     return (data or data_dir()) / DATA_FOLDER
 
 

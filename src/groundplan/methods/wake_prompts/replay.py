@@ -18,9 +18,11 @@ from typing import Iterable, Optional
 
 from groundplan.core.task import Task
 from groundplan.errors import DatasetError
+from groundplan.methods.wake_prompts import make_world
 from groundplan.methods.wake_prompts.actions import VIRTUALHOME_ACTIONS
+from groundplan.methods.wake_prompts.feedback import AutoFeedback
 from groundplan.methods.wake_prompts.judge import execute_answer
-from groundplan.methods.wake_prompts.prompts import PromptSet, original_prompts
+from groundplan.methods.wake_prompts.prompts import PromptSet, original_prompts, original_root
 from groundplan.methods.wake_prompts.session import read_answer
 from groundplan.pddl.goal import parse_goal
 
@@ -62,8 +64,6 @@ class RecordedVerdict:
 
 
 def unzipped_root(data: Optional[Path] = None) -> Path:
-    from groundplan.methods.wake_prompts.prompts import original_root
-
     return original_root(data) / "task_decomposition_virtualhome" / "unzipped"
 
 
@@ -76,9 +76,6 @@ def recorded_files(folder: str, scenario: int, data: Optional[Path] = None) -> l
 
 def judge_text(task: Task, text: str, index: int = 0, *, prompts: Optional[PromptSet] = None) -> RecordedVerdict:
     """One recorded answer for ``task`` judged from the task's initial state."""
-    from groundplan.methods.wake_prompts import make_world
-    from groundplan.methods.wake_prompts.feedback import AutoFeedback
-
     ps = prompts or original_prompts("virtualhome")
     world, aff = make_world(task)
     env = world.environment()

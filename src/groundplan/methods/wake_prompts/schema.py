@@ -23,8 +23,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
+import jsonschema
+
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
+from groundplan.llm.grammar import gbnf_literal
 from groundplan.methods.wake_prompts.actions import ActionSet, ActionSpec
 from groundplan.methods.wake_prompts.prompts import FULL_KEYS
 from groundplan.world.wake_env import (
@@ -122,8 +125,6 @@ def answer_schema(env: Mapping[str, Any], actions: ActionSet, *, keys: Sequence[
 
 
 def _lit(text: str) -> str:
-    from groundplan.llm.grammar import gbnf_literal
-
     return gbnf_literal(text)
 
 
@@ -432,8 +433,6 @@ def answer_problems(answer: Mapping[str, Any], env: Mapping[str, Any], actions: 
     """What is wrong with an answer, in words (empty: well-formed). Checks the shape
     (``structure_schema``), the rules of the instruction template that can be checked
     without executing (equal lengths, defined verbs, known names) and the environments."""
-    import jsonschema
-
     probs: list[str] = []
     try:
         jsonschema.validate(answer, structure_schema(keys))

@@ -26,6 +26,8 @@ from groundplan.methods.wake_prompts.actions import VIRTUALHOME_ACTIONS
 from groundplan.methods.wake_prompts.feedback import Affordances
 from groundplan.methods.wake_prompts.judge import WakeWorld
 from groundplan.pddl.formula import Atom
+from groundplan.sim.executor import Executor
+from groundplan.world.virtualhome import VHWorld, read_vh_graph_file
 from groundplan.world.wake_env import VIRTUALHOME, closure, neutral_facts
 
 VOCABULARY: Mapping[str, str] = {"on": "on", "inside": "in"}
@@ -41,8 +43,6 @@ _ITEM = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$")
 
 @lru_cache(maxsize=8)
 def _vh_world(scene_file: str):
-    from groundplan.world.virtualhome import VHWorld, read_vh_graph_file
-
     return VHWorld(read_vh_graph_file(scene_file))
 
 
@@ -74,8 +74,6 @@ def program_objects(program: Sequence[str]) -> list[str]:
 def reference_goal(scene_file: str, program: Sequence[str]) -> tuple[str, tuple[str, ...]]:
     """(goal formula, executed steps) of a reference program on a graph; raises
     DatasetError if the program does not execute."""
-    from groundplan.sim.executor import Executor
-
     w = _vh_world(scene_file)
     ex = Executor(w.domain, w.problem)
     steps = program_steps(program, w.character_name())
