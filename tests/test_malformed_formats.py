@@ -49,7 +49,6 @@ CORPUS = {
     "scene_fact_unknown_object.yaml": (12, "unknown object 'appel0' (did you mean apple0?)"),
     "scene_unknown_location.yaml": (8, "location 'cuonter0' is not an object of the scene (did you mean counter0?)"),
     "scene_agent_name_clash.yaml": (6, "agent 'table0' has the name of another object"),
-    "scene_object_two_locations.yaml": (9, "object 'apple0' is listed at two locations, counter0 and table0"),
     "scene_bad_cost.yaml": (6, "agents[1].cost must be a number, not 'high'"),
     "oam_unknown_affordance.yaml": (3, "class 'stool' has unknown affordance 'suport' (did you mean support?)"),
     "oam_duplicate_class.yaml": (4, "duplicate key 'mug' (first given on line 2)"),

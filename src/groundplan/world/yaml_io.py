@@ -89,7 +89,6 @@ def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, d
         return f"{what} unknown object '{name}'{did_you_mean(name, known)}"
 
     locations: list[Location] = []
-    placed: dict[str, str] = {}
     for lname, contents in (data.get("locations") or {}).items():
         lname = str(lname)
         if lname not in known:
@@ -99,9 +98,6 @@ def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, d
         for j, c in enumerate(contents):
             if c not in known:
                 raise err(unknown(f"location '{lname}' lists", c), "locations", lname, j)
-            if c in placed and c != lname:
-                raise err(f"object '{c}' is listed at two locations, {placed[c]} and {lname}", "locations", lname, j)
-            placed[c] = lname
         locations.append(Location(lname, tuple(c for c in contents if c != lname)))
     loc_names = {loc.name for loc in locations}
 
