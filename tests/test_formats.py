@@ -148,3 +148,40 @@ def test_tabletop_plans_through_fast_downward(tmp_path):
     out = plan_and_check(build(scene, skillset="tabletop"), "and (at cube0 location1)", get_planner("fast-downward"))
     assert out.status == "solved", out.error
     assert out.plan == ("grasp cube0 robot0", "move cube0 location1 robot0")
+
+
+# ----------------------------------------------------------------------------- scene facts vs the domain
+
+def test_affordance_misfit_strict_error_lenient_warning():
+    """`on watering_can0 sink0`: a sink is no support. Strict: file:line naming the sink's
+    affordances; lenient: the fact is kept (as before) with that warning."""
+    from groundplan.errors import SceneError
+    from groundplan.knowledge.oam import default_oam
+    from groundplan.pddl.formula import Atom
+    from groundplan.skills.builder import build_task
+    from groundplan.skills.skillset import load_skillset
+    from groundplan.world import load_scene
+
+    path = ROOT / "tests" / "data" / "malformed" / "formats" / "scene_affordance.yaml"
+    scene, hh = load_scene(path), load_skillset("household")
+    with pytest.raises(SceneError) as ei:
+        build_task(hh, scene, default_oam())
+    assert str(ei.value).startswith(f"{path}:14: fact (on watering_can0 sink0): sink0 is a sink with affordances "
+                                    "[contain, heat-resistance, liquid-contain]; 'on' needs a support as argument 2")
+    task = build_task(hh, scene, default_oam(), strict=False)
+    assert Atom("on", ("watering_can0", "sink0")) in task.problem.init
+    assert any("sink0 is a sink with affordances" in w and "dropped" not in w for w in task.warnings)
+
+
+def test_txt_scene_fact_errors_name_the_line(tmp_path):
+    from groundplan.sim.pipeline import build
+
+    p = tmp_path / "k.txt"
+    p.write_text("OBJECTS\ncoke:0\ncounter:0\nhuman:0\nEND-OBJECTS\nRELATIONS\non coke:0 counter:0\n"
+                 "onn coke:0 counter:0\nat human:0 counter:0\nEND-RELATIONS\nLOCATIONS\ncounter:0\nEND-LOCATIONS\n")
+    from groundplan.errors import SceneError
+
+    with pytest.raises(SceneError) as ei:
+        build(p)
+    assert str(ei.value) == (f"{p}:8: fact (onn coke0 counter0) uses predicate 'onn', unknown to skill set "
+                             "'household' (did you mean on?)")
