@@ -16,6 +16,7 @@ from typing import Mapping
 import yaml
 
 from groundplan.errors import InputError, did_you_mean
+from groundplan.knowledge.affordances import affordance_names
 from groundplan.schemas import EMPTY, LineMap, load_yaml, validate
 
 
@@ -83,8 +84,6 @@ def _json_lines(text: str, file: str) -> LineMap:
 def _yaml_mapping(text: str, file: str) -> dict[str, frozenset[str]]:
     """groundplan's YAML OAM, checked: the ``oam`` schema (a list of names per class, no
     class twice, no affordance twice) and every affordance in the catalogue."""
-    from groundplan.knowledge.affordances import affordance_names
-
     data, lm = load_yaml(text, file=file)
     data = {} if data is None else data
     if not isinstance(data, dict):

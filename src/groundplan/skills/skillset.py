@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from groundplan.errors import ConfigError, GoalError, InputError, SkillSetError, did_you_mean
+from groundplan.knowledge.affordances import affordance_names
 from groundplan.pddl.formula import (
     And,
     Atom,
@@ -215,8 +216,6 @@ def check_skillset(sk: SkillSet, data: Mapping[str, Any], r: _Reader) -> None:
     """Everything Fast Downward would trip over, and more, as one located line: duplicate
     names, unknown types, unknown predicates or functions, wrong arity, variables no
     parameter or quantifier binds, effects on derived predicates, unknown capability names."""
-    from groundplan.knowledge.affordances import affordance_names  # noqa: PLC0415 - knowledge is a lower layer
-
     def dup(names: list[str], what: str, path_of) -> None:
         seen: dict[str, int] = {}
         for i, n in enumerate(names):
