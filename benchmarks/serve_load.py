@@ -23,13 +23,11 @@ import argparse
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 
 STEPS = 300
 OBJECTS = 200
@@ -129,10 +127,9 @@ def feed_live(runner, scene_file: Path, events: list, gap: float):
 
 
 def measure(repeat: int) -> dict:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from test_web_browser import APPLE_GOAL, CHROMEDRIVER, CHROMIUM, Console, pick, wait_for
+
+    from groundplan.testing.browser import APPLE_GOAL, Console, headless_chrome, pick, wait_for
 
     tmp = Path(tempfile.mkdtemp(prefix="gp-serve-load-"))
     scene_dir = tmp / "scenes"
@@ -142,18 +139,13 @@ def measure(repeat: int) -> dict:
     db = tmp / "console.sqlite"
     n_steps, events = store_episode(scene_file, scene_dir, db)
     fed = len(events)
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,1000"):
-        opts.add_argument(a)
-    os.environ.setdefault("SE_OFFLINE", "true")
     res: dict = {"scene": [], "trace": [], "longtask": [], "redraw": [], "click": [], "live": [], "events": None,
                  "stream": [], "stream_longtask": [], "stream_click": [], "stream_events": None, "fed": fed,
                  "lag": [], "input": [], "stream_input": [], "stream_lag": [], "stream_arrival": [], "feed": [],
                  "steps": n_steps, "objects": None}
     console = Console(tmp, scene_dirs=(scene_dir,), console_results=db, llm_cache=False)
     with console:
-        d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+        d = headless_chrome()
         try:
             for _ in range(repeat):
                 d.get(console.url)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 from conftest import ROOT, needs_data
-from test_llm_openai import FakeOpenAI
+from groundplan.testing import FakeOpenAI
 
 from groundplan.bench.store import ResultStore
 from groundplan.core.verdict import verdict_text

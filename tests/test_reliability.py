@@ -80,7 +80,7 @@ def test_api_key_never_in_any_artefact_of_a_run(tmp_path):
     import subprocess
     import sys
 
-    from test_llm_openai import FakeOpenAI
+    from groundplan.testing import FakeOpenAI
 
     def answer(body):
         return "The goal is\n(:goal (and (inhand coke0 human0)))"

@@ -6,21 +6,17 @@ test-artifacts/ (gitignored)."""
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
+
+from groundplan.testing.browser import APPLE_GOAL, CHROMEDRIVER, CHROMIUM, headless_chrome, pick, wait_for
+from groundplan.testing.browser import Console as _Console
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-APPLE_GOAL = "(:goal (and (inhand apple0 human0)))"
 
 if os.environ.get("GROUNDPLAN_REQUIRE_BROWSER") != "1":
     if CHROMIUM is None or CHROMEDRIVER is None:
@@ -28,74 +24,17 @@ if os.environ.get("GROUNDPLAN_REQUIRE_BROWSER") != "1":
     pytest.importorskip("selenium")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Console:
-    """``groundplan serve``'s app under uvicorn in a thread, on a free loopback port."""
-
-    def __init__(self, tmp: Path, **kw):
-        import uvicorn
-
-        from groundplan.web.app import create_app
-        from groundplan.web.config import ServeConfig
-
-        self.port = _free_port()
-        kw.setdefault("scene_dirs", (ROOT / "examples" / "scenes",))
-        kw.setdefault("console_results", tmp / "console.sqlite")
-        self.cfg = ServeConfig(port=self.port, upload_dir=tmp / "uploads", **kw)
-        self.server = uvicorn.Server(uvicorn.Config(create_app(self.cfg), host="127.0.0.1", port=self.port,
-                                                    log_level="warning", access_log=False, ws="none"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> "Console":
-        self.thread.start()
-        deadline = time.time() + 30
-        while not self.server.started:
-            if time.time() > deadline:
-                raise RuntimeError("console did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
+def Console(tmp: Path, **kw) -> _Console:
+    """The console serving the repository's example scenes (unless ``scene_dirs`` is given)."""
+    kw.setdefault("scene_dirs", (ROOT / "examples" / "scenes",))
+    return _Console(tmp, **kw)
 
 
 @pytest.fixture(scope="module")
 def driver():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1400,1000",
-              "--no-first-run", "--disable-extensions"):
-        opts.add_argument(a)
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager download anything
-    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    d.set_page_load_timeout(60)
+    d = headless_chrome()
     yield d
     d.quit()
-
-
-def wait_for(d, predicate, timeout: float = 60.0, what: str = "condition"):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(d, timeout, poll_frequency=0.1).until(lambda _d: predicate(), message=f"waiting for {what}")
-
-
-def pick(d, element_id: str, value: str) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    Select(d.find_element("id", element_id)).select_by_value(value)
 
 
 def run_bring_apple(d, console: Console, *, method: str, backend: str, script: str = "", timeout: float = 90.0,

@@ -6,7 +6,7 @@ run with one clear error line and loses no finished episode; re-running resumes.
 
     .venv/bin/python benchmarks/reliability/faults.py --seeds 0,1,2 --fault-rate 0.3
 
-The endpoint is the fake server of tests/test_llm_openai.py (FakeOpenAI). Its "model"
+The endpoint is groundplan.testing's fake server (FakeOpenAI). Its "model"
 answers AutoGPT+P's goal prompt for a SayCan instruction with the dataset's gold goal, and
 for every fourth instruction first with a goal naming an object the scene lacks (so the
 self-correction round runs); the answer depends only on the messages, so a clean and a
@@ -26,11 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from groundplan.testing import FakeOpenAI  # the fault-injecting OpenAI-compatible server
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results" / "reliability"
-sys.path.insert(0, str(ROOT / "tests"))
-
-from test_llm_openai import FakeOpenAI  # noqa: E402  (the tests' fault-injecting server)
 
 DATASET = "autogptp-saycan"
 METHOD = "autogpt_p"

@@ -122,8 +122,7 @@ def main(argv=None) -> int:
         add("goal nested 5 deep, goal_max_depth set to 3", "goal_max_depth 3",
             *_plan_case(pt250, "(and (and (and (and (inhand apple0 human0)))))", iso), 5)
     # LLM output length
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
-    from test_llm_openai import FakeOpenAI  # the tests' OpenAI-compatible fake server
+    from groundplan.testing import FakeOpenAI  # the OpenAI-compatible fake server
 
     with FakeOpenAI(answer=lambda body: "x" * 5_000_000) as srv, gl.use(lim.with_(llm_max_output_chars=50_000)):
         cfg = LLMConfig(backend="openai", base_url=srv.url, model="fake-model", cache=False)
