@@ -185,3 +185,52 @@ def test_txt_scene_fact_errors_name_the_line(tmp_path):
         build(p)
     assert str(ei.value) == (f"{p}:8: fact (onn coke0 counter0) uses predicate 'onn', unknown to skill set "
                              "'household' (did you mean on?)")
+
+
+def test_mutated_files_give_one_line_errors_never_crashes(tmp_path):
+    """Random edits of valid files (inserted YAML tokens, cut spans, repeated lines): the
+    loaders and the builder answer with a one-line GroundplanError or load; nothing else."""
+    import random
+
+    from groundplan.errors import GroundplanError
+    from groundplan.knowledge.oam import default_oam, load_oam
+    from groundplan.skills.builder import build_task
+    from groundplan.skills.skillset import load_skillset
+    from groundplan.world.yaml_io import parse_yaml_scene
+
+    rng = random.Random(20)
+    hh, oam = load_skillset("household"), default_oam()
+    sources = {"scene": (ROOT / "examples" / "scenes" / "kitchen.yaml").read_text(),
+               "skills": (ROOT / "tests" / "data" / "formats" / "arm.yaml").read_text(),
+               "oam": "watering_can: [grasp, carry, pour]\nstool: [support]\n"}
+    tokens = ["", " ", ":", "-", "[", "]", "{", "}", "(", ")", "?", "\n", "  ", "on", "~", "&a", "*a", "<<",
+              "!!int", "1", "'", '"', "#", ",", "?x", "and", "not", "forall"]
+    outcomes = {"loaded": 0, "error": 0}
+    for _ in range(150):
+        kind = rng.choice(sorted(sources))
+        text = sources[kind]
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(text) + 1)
+            r = rng.random()
+            if r < 0.45:
+                text = text[:i] + rng.choice(tokens) + text[i:]
+            elif r < 0.75:
+                text = text[:i] + text[i + rng.randint(1, 8):]
+            else:
+                lines = text.splitlines(True)
+                lines.insert(rng.randrange(len(lines) + 1), rng.choice(lines))
+                text = "".join(lines)
+        path = tmp_path / f"{kind}.yaml"
+        path.write_text(text)
+        try:
+            if kind == "scene":
+                build_task(hh, parse_yaml_scene(text, file=str(path)), oam)
+            elif kind == "skills":
+                load_skillset(str(path))
+            else:
+                load_oam(path)
+            outcomes["loaded"] += 1
+        except GroundplanError as exc:
+            assert "\n" not in str(exc) and str(exc).startswith(str(path)), str(exc)
+            outcomes["error"] += 1
+    assert outcomes["error"] > 30 and outcomes["loaded"] > 10, outcomes

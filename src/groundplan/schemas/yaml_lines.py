@@ -60,6 +60,24 @@ def _walk(node: yaml.Node, path: tuple, out: dict, dup: Callable[[str, int, int]
             _walk(item, path + (i,), out, dup)
 
 
+def _bad_scalar_line(node: yaml.Node) -> int | None:
+    """The line of the first scalar that cannot be constructed (a value its tag rejects)."""
+    constructor = yaml.constructor.SafeConstructor()
+    stack = [node]
+    while stack:
+        n = stack.pop(0)
+        if isinstance(n, yaml.ScalarNode):
+            try:
+                constructor.construct_object(n, deep=True)
+            except Exception:  # noqa: BLE001 - any failure marks the culprit
+                return n.start_mark.line + 1
+        elif isinstance(n, yaml.MappingNode):
+            stack[:0] = [x for kv in n.value for x in kv]
+        elif isinstance(n, yaml.SequenceNode):
+            stack[:0] = list(n.value)
+    return None
+
+
 def load_yaml(text: str, *, file: str, error: type[InputError] = InputError,
               what: str = "YAML") -> tuple[Any, LineMap]:
     """Parse ``text`` into plain data and its LineMap. Syntax errors and duplicate keys
@@ -76,6 +94,9 @@ def load_yaml(text: str, *, file: str, error: type[InputError] = InputError,
             problem = " ".join(str(getattr(exc, "problem", None) or exc).split())
             raise error(f"invalid {what}: {problem}", file=file,
                         line=mark.line + 1 if mark is not None else None) from None
+        except (ValueError, TypeError, OverflowError) as exc:  # a tagged scalar, e.g. !!int carry
+            raise error(f"invalid {what} value: {' '.join(str(exc).split())}", file=file,
+                        line=_bad_scalar_line(node)) from None
     finally:
         loader.dispose()
     out: dict = {}
