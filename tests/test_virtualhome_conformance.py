@@ -7,8 +7,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -17,17 +15,15 @@ import pytest
 _HAVE_EAI = importlib.util.find_spec("virtualhome_eval") is not None
 if not _HAVE_EAI and os.environ.get("GROUNDPLAN_REQUIRE_EAI") == "1":
     raise RuntimeError("GROUNDPLAN_REQUIRE_EAI=1 but eai-eval is not installed: pip install --no-deps eai-eval==1.0.5")
-pytestmark = pytest.mark.skipif(not _HAVE_EAI, reason="needs eai-eval (pip install --no-deps eai-eval==1.0.5)")
+from groundplan.testing.vh_conformance import compare  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+pytestmark = pytest.mark.skipif(not _HAVE_EAI, reason="needs eai-eval (pip install --no-deps eai-eval==1.0.5)")
 
 PROGRAMS = ("1003_2", "549_2", "688_1")
 
 
 @pytest.fixture(scope="module")
 def compared():
-    from vh_conformance import compare
-
     from groundplan.core.datasets.eai import load_programs
 
     progs = {p.file_id: p for p in load_programs()}
@@ -54,8 +50,6 @@ SAMPLE_SEED, SAMPLE_SIZE = 7, 20
 
 
 def _agreement(programs) -> tuple[list[dict], list[str]]:
-    from vh_conformance import compare
-
     rows = [compare(p) for p in programs]
     bad = [f"{r['id']}: exec {r['ref_exec']}/{r['gp_exec']} step {r['ref_fail']}/{r['gp_fail']} "
            f"goal {r['ref_goal']}/{r['gp_goal']} msg {r['ref_msg']!r}/{r['gp_msg']!r}"
