@@ -258,6 +258,9 @@ def _register_optional() -> None:
     app.add_typer(autogpt_cmds.oam_app, name="oam")
     app.add_typer(llm_cmds.llm_app, name="llm")
     app.command("goal")(llm_cmds.goal_command)
+    from groundplan.cli import run_cmds
+
+    app.command("run")(run_cmds.run_command)
 
 
 def _register_serve() -> None:
@@ -267,8 +270,9 @@ def _register_serve() -> None:
 
 
 def _register_bench() -> None:
-    from groundplan.cli import bench_cmds
+    from groundplan.cli import bench_cmds, experiment_cmds
 
+    bench_cmds.bench_app.command("experiment")(experiment_cmds.experiment_command)
     app.add_typer(bench_cmds.bench_app, name="bench")
 
 

@@ -85,5 +85,42 @@ def count_verdicts(kinds: "list[Verdict] | tuple[Verdict, ...]") -> dict[str, in
     return out
 
 
-__all__ = ["Verdict", "verdict", "verdict_kind", "verdict_text", "episode_verdict_kind", "count_verdicts",
+def with_checks(episode: Any, task: Any, planning_task: Any = None) -> Any:
+    """``episode`` with ``checked`` and ``own_goal_held`` in its metrics, for a method that did
+    not record them: ``checked`` is whether ``task`` has a check goal; without one, the
+    method's own goal (``episode.goal``) is evaluated on the state its plan leads to from the
+    task's initial state (``planning_task``, else built from the task's files). Episodes that
+    already say are returned as they are."""
+    from dataclasses import replace
+
+    m = dict(episode.metrics or {})
+    if "checked" in m:
+        return episode
+    m["checked"] = bool(task.goal)
+    if not task.goal and episode.goal and episode.plan and episode.status not in ERROR_STATUSES:
+        m["own_goal_held"] = _own_goal_held(episode, task, planning_task)
+    return replace(episode, metrics=m)
+
+
+def _own_goal_held(episode: Any, task: Any, pt: Any) -> Optional[bool]:
+    from groundplan.errors import GroundplanError
+    from groundplan.pddl.goal import parse_goal
+    from groundplan.pddl.state import evaluate_goal
+    from groundplan.sim.executor import Executor
+
+    try:
+        if pt is None:
+            from groundplan.sim.pipeline import build
+
+            pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
+        ex = Executor(pt.domain, pt.problem)
+        for step in episode.plan:
+            if not ex.apply(step).ok:
+                break
+        return evaluate_goal(parse_goal(episode.goal), pt.domain, pt.problem, ex.facts).success
+    except GroundplanError:
+        return None
+
+
+__all__ = ["with_checks", "Verdict", "verdict", "verdict_kind", "verdict_text", "episode_verdict_kind", "count_verdicts",
            "NO_PLAN_STATUSES", "ERROR_STATUSES"]

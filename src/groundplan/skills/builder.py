@@ -50,7 +50,13 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     """Build domain and problem. With ``visible_only`` objects at unexplored locations are
     left out (the robot has not perceived them). A scene class ``oam`` lacks gets inferred
     affordances (``infer``: an inferrer name of knowledge/infer.py, an inferrer, or None /
-    "off" for none); they are listed in ``PlanningTask.inferred`` and one warning."""
+    "off" for none); they are listed in ``PlanningTask.inferred`` and one warning.
+    ``oam=None`` means the default map (``default_oam()``, what the CLI uses) for a skill set
+    with affordance types: a planning task is never silently built without one."""
+    if oam is None and skillset.affordance_types:
+        from groundplan.knowledge.oam import default_oam
+
+        oam = default_oam()
     sc = scene.visible() if visible_only else scene
     warnings: list[str] = list(sc.warnings)
     oam, inference = _infer_unseen(skillset, sc, oam, infer, warnings)

@@ -169,7 +169,7 @@ class FeedbackLoop:
         if not out.solved:
             self._event("result", tool=PARTIAL_PLAN if partial else PLAN, status=out.status, error=out.error)
             return memory, ("Planning failed due to unreachable goal" if partial else "Planning failed"), False
-        mem, done, failure, cost = memory.executed_plan(self.skillset, self.oam, out.plan)
+        mem, done, failure, cost = memory.executed_plan(self.skillset, self.oam, out.plan, recorder=self.d.recorder)
         self._event("result", tool=PARTIAL_PLAN if partial else PLAN, status="executed", goal=out.goal_text,
                     executed=len(done), planned=len(out.plan), cost=cost, failure=failure)
         return mem, "Planning succeeded", not partial

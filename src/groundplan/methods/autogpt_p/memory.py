@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from groundplan.errors import DatasetError, GroundplanError
 from groundplan.knowledge.oam import OAM
@@ -114,15 +114,23 @@ class Memory:
 
     # ------------------------------------------------------------------ updates
 
-    def executed_plan(self, skillset: SkillSet, oam: OAM, plan: Sequence[str]) -> tuple["Memory", tuple[str, ...],
-                                                                                             Optional[str], float]:
-        """Execute ``plan`` in the world: (new memory, executed steps, failure reason, cost)."""
+    def executed_plan(self, skillset: SkillSet, oam: OAM, plan: Sequence[str], recorder: Any = None
+                      ) -> tuple["Memory", tuple[str, ...], Optional[str], float]:
+        """Execute ``plan`` in the world: (new memory, executed steps, failure reason, cost);
+        each action is a ``step`` event (facts added and deleted, or why it failed) in
+        ``recorder`` when given."""
         wt = self.world_task(skillset, oam)
         ex = Executor(wt.domain, wt.problem)
         done: list[str] = []
         failure = None
-        for step in plan:
+        for i, step in enumerate(plan):
             r = ex.apply(step)
+            if recorder is not None:
+                if r.ok:
+                    recorder.event("step", index=len(self.executed) + i, action=r.step, ok=True, added=r.added,
+                                   deleted=r.deleted, cost=r.cost)
+                else:
+                    recorder.event("step", index=len(self.executed) + i, action=r.step, ok=False, reason=r.reason)
             if not r.ok:
                 failure = f"{r.step}: {r.reason}"
                 break

@@ -1,0 +1,299 @@
+"""`groundplan run`: one method's whole algorithm on the user's own instruction and scene.
+
+    groundplan run --scene S [--skills K] [--oam F] [--method M] [--llm B --model ... --base-url ...]
+                   [--check GOAL] [--json] [--record F] "instruction"
+
+In a terminal the trace is shown live (LLM calls with tokens and time, goals and
+corrections, tool calls, each executed action with the facts it added and removed,
+feedback), then the verdict, plan, cost, calls, tokens and time. When stdout is not a
+terminal the same lines are plain text (no color, no wrapping). ``--json`` prints the
+episode (with its ``verdict``) instead. ``--record F`` writes the episode JSON to F and the
+LLM exchanges to F's ``.llm.jsonl`` sibling (replayable: ``--llm replay --replay F.llm.jsonl``).
+
+Exit codes: 0 success or goal holds (unverified); 1 failure or no plan; 2 bad input or the
+method refused the task (one line: why); 3 error (an endpoint error, a crash).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, List, Mapping, Optional
+
+import typer
+
+from groundplan.cli.console import fail_line, make_console, styled
+from groundplan.cli.llm_cmds import (
+    BackendOpt,
+    BaseUrlOpt,
+    CacheDirOpt,
+    KeyEnvOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ReplayOpt,
+    RetriesOpt,
+    StyleOpt,
+    ThreadsOpt,
+    TimeoutOpt,
+    TotalTimeoutOpt,
+    _LLMOptions,
+)
+from groundplan.errors import GroundplanError
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ERROR = 0, 1, 2, 3
+
+#: verdict kind -> exit code
+_EXIT = {"success": EXIT_OK, "goal holds (unverified)": EXIT_OK, "failure": EXIT_FAILED, "no plan": EXIT_FAILED,
+         "error": EXIT_ERROR}
+_VERDICT_STYLE = {"success": "bold green", "goal holds (unverified)": "bold yellow", "failure": "bold red",
+                  "no plan": "bold red", "error": "bold red"}
+
+#: longest text of one trace line (an LLM answer, a message) before it is cut with "..."
+LINE_CHARS = 160
+
+
+def _short(text: Any, n: int = LINE_CHARS) -> str:
+    s = " ".join(str(text).split())
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def _facts(facts: Any) -> str:
+    return " ".join(str(f) for f in (facts or ()))
+
+
+# ----------------------------------------------------------------------------- trace lines
+
+
+def _llm_call(ev: Mapping[str, Any]) -> Any:
+    u = ev.get("usage") or {}
+    tok = f"{u.get('prompt_tokens', 0)}+{u.get('completion_tokens', 0)} tok" if u else ""
+    secs = f"{float(u['latency_s']):.2f} s" if u.get("latency_s") is not None else ""
+    head = ", ".join(x for x in (tok, secs, u.get("source") if u.get("source") not in (None, "model") else "") if x)
+    if "text" in ev:
+        said = _short(ev.get("text") or "")
+    elif ev.get("continuations"):
+        said = "best: " + _short(ev["continuations"][0], 80) + f" (of {ev.get('candidates', len(ev['continuations']))})"
+    else:
+        said = ""
+    return styled(("LLM ", "bold cyan"), (f"[{ev.get('purpose', '')}]", "cyan"),
+                  f" {head}" if head else "", f" -> {said}" if said else "")
+
+
+def _goal(ev: Mapping[str, Any]) -> Any:
+    extra = ", ".join(f"{k} {ev[k]}" for k in ("source", "round", "score") if ev.get(k) is not None)
+    return styled(("goal ", "bold"), str(ev.get("text") or ev.get("goal") or ""), f"  ({extra})" if extra else "")
+
+
+def _check(ev: Mapping[str, Any]) -> Any:
+    ok = ev.get("success")
+    what = ev.get("against", "goal")
+    tail = "" if ok else f"; unsatisfied: {_short(_facts(ev.get('unsatisfied')), 120)}" if ev.get("unsatisfied") else ""
+    gcr = f" (gcr {float(ev['gcr']):.2f})" if ev.get("gcr") is not None else ""
+    return styled(("check ", "bold"), f"{what}: ", ("holds" if ok else "does not hold", "green" if ok else "red"),
+                  gcr, tail)
+
+
+def _plan(ev: Mapping[str, Any]) -> Any:
+    steps = ev.get("steps") or []
+    cost = f", cost {float(ev['cost']):g}" if ev.get("cost") is not None else ""
+    err = f": {_short(ev['error'], 120)}" if ev.get("error") else ""
+    return styled(("plan ", "bold"), f"{ev.get('status', '')}, {len(steps)} steps{cost}{err}")
+
+
+def _step(ev: Mapping[str, Any]) -> Any:
+    action = ev.get("action") or ev.get("command") or ""
+    if ev.get("ok", True):
+        changes = " ".join(x for x in ((f"+{_facts(ev.get('added'))}" if ev.get("added") else ""),
+                                      (f"-{_facts(ev.get('deleted'))}" if ev.get("deleted") else "")) if x)
+        return styled(("  ok   ", "green"), str(action), (f"   {changes}" if changes else "", "dim"))
+    return styled(("  FAIL ", "bold red"), str(action), f": {_short(ev.get('reason') or '', 140)}")
+
+
+def _feedback(ev: Mapping[str, Any]) -> Any:
+    kind = f" ({ev['kind']})" if ev.get("kind") else ""
+    return styled(("feedback", "bold magenta"), kind, ": ", _short(ev.get("message") or ev.get("text") or ""))
+
+
+def _tool(ev: Mapping[str, Any]) -> Any:
+    return styled(("tool ", "bold blue"), f"{ev.get('tool', '')} {ev.get('parameter', '') or ''}".rstrip(),
+                  "  (fallback)" if ev.get("fallback") else "")
+
+
+def _note(ev: Mapping[str, Any]) -> Any:
+    what = ev.get("what") or ""
+    if what == "goal search" and ev.get("clauses"):
+        return styled(("goal search ", "bold"), f"({ev.get('structure', '')}): " + " | ".join(map(str, ev["clauses"])))
+    if what == "inferred_affordances":
+        inf = ev.get("inferred") or {}
+        return styled(("inferred affordances ", "bold"), "; ".join(f"{c} ({', '.join(a)})" for c, a in inf.items()))
+    return _generic(ev)
+
+
+def _result(ev: Mapping[str, Any]) -> Any:
+    # the method's own success flag is not the verdict (that is printed at the end): left out
+    return _generic({k: v for k, v in ev.items() if k != "success"}, label="tool result" if "tool" in ev else "end")
+
+
+def _generic(ev: Mapping[str, Any], label: Optional[str] = None) -> Any:
+    skip = {"type", "t", "prompt"}
+    body = ", ".join(f"{k}={_short(json.dumps(v) if not isinstance(v, str) else v, 60)}"
+                     for k, v in ev.items() if k not in skip)
+    return styled((f"{label or ev.get('type')} ", "bold"), _short(body, 200))
+
+
+_RENDER = {"llm_call": _llm_call, "goal": _goal, "check": _check, "plan": _plan, "step": _step,
+           "feedback": _feedback, "tool_call": _tool, "note": _note, "result": _result}
+
+
+def trace_line(ev: Mapping[str, Any]) -> Any:
+    """One trace event as one line (rich Text; plain when printed to a pipe)."""
+    if ev.get("type") == "note" and ev.get("what") == "autogpt_p":
+        return None  # the method's metrics, repeated in the summary
+    return _RENDER.get(str(ev.get("type")), _generic)(ev)
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+def _method_goal(ep) -> Optional[str]:
+    """The goal the method wrote last (its trace's last goal event), else the episode's."""
+    goals = [e.get("text") for e in ep.trace if e.get("type") == "goal" and e.get("text")]
+    return goals[-1] if goals else ep.goal
+
+
+def _summary(out, ep, verdict_text: str, check: Optional[str]) -> None:
+    kind = verdict_text.split(":", 1)[0]
+    out.print(styled(("verdict: ", "bold"), (verdict_text, _VERDICT_STYLE.get(kind, "bold"))))
+    goal = _method_goal(ep)
+    if goal:
+        held = (ep.metrics or {}).get("own_goal_held")
+        out.print(f"goal: {goal}" + ("" if held is None else f" ({'holds' if held else 'does not hold'} after "
+                                                               "execution)"))
+    if check:
+        out.print(f"check: {check} ({'holds' if ep.success else 'does not hold'} after execution)")
+    m = ep.metrics or {}
+    cost = m.get("cost")
+    out.print(f"plan: {len(ep.plan)} steps" + (f", cost {float(cost):g}" if cost is not None else ""))
+    for step in ep.plan:
+        out.print(f"  {step}")
+    u = ep.usage
+    out.print(f"LLM: {u.calls} calls, {u.prompt_tokens}+{u.completion_tokens} tokens; time {ep.wall_time:.1f} s")
+    if ep.error and kind in ("failure", "no plan"):
+        out.print(f"why: {_short(ep.error, 300)}")
+
+
+def run_command(
+    instruction: str = typer.Argument(..., help="what the user asks, e.g. 'bring me a coke'"),
+    scene: Path = typer.Option(..., "--scene", help="scene file (.yaml groundplan or .txt AutoGPT+P)"),  # noqa: B008
+    skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
+    oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map(s) extending the default map"),
+    method: str = typer.Option("goalsearch", "--method", "-m", help="method name (groundplan bench list)"),
+    check: Optional[str] = typer.Option(None, "--check", help="goal the final state must satisfy for 'success'"),
+    as_json: bool = typer.Option(False, "--json", help="print the episode as one JSON object (no live trace)"),
+    record: Optional[Path] = typer.Option(None, "--record", help="write the episode JSON to this file (and the "  # noqa: B008
+                                                                 "LLM exchanges to FILE.llm.jsonl)"),
+    seed: int = typer.Option(0, "--seed"),
+    planner_timeout: Optional[float] = typer.Option(None, "--planner-timeout",
+                                                    help="planner seconds per plan (default: the limit)"),
+    script: List[str] = typer.Option([], "--script", help="answers for --llm scripted, in order"),
+    backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
+    no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt,
+    replay: Optional[List[Path]] = ReplayOpt, api_key_env: Optional[str] = KeyEnvOpt,
+    timeout: float = TimeoutOpt, total_timeout: float = TotalTimeoutOpt, retries: int = RetriesOpt,
+    constraint_style: str = StyleOpt, threads: Optional[int] = ThreadsOpt,
+):
+    """Run METHOD's whole algorithm on INSTRUCTION in SCENE and show what happened: the live
+    trace, then the verdict ("success" only when --check holds after execution; "goal holds
+    (unverified)" when only the method's own goal was checked), plan, cost, LLM calls, tokens
+    and time. Exit 0 success / goal holds, 1 failure / no plan, 2 bad input or refused, 3 error."""
+    from groundplan import api
+    from groundplan.core.verdict import verdict
+    from groundplan.methods import method_class
+
+    out, err = make_console(), make_console(stderr=True)
+
+    def fail(msg: str, code: int = EXIT_INPUT) -> None:
+        err.print(fail_line("error", msg))
+        raise typer.Exit(code)
+
+    # --- the task, checked before anything runs (bad input, refusal: exit 2)
+    try:
+        if not scene.exists():
+            fail(f"{scene}: file not found")
+        cls = method_class(method)
+        task = api.user_task(instruction, scene, skills=skills, oam=oam, check=check)
+        pt = api.build_task(scene, skills, oam, strict=False)
+        if check:
+            from groundplan.pddl import check_goal, parse_goal
+
+            check_goal(parse_goal(check), pt.domain, pt.problem, typecheck=False)
+        why = cls.supports(task)
+        if why is not None:
+            fail(f"refused: {why}")
+    except GroundplanError as exc:
+        fail(str(exc))
+        return
+    show = not as_json
+    if show:
+        for w in pt.warnings:
+            err.print(fail_line("warning", w))
+        inferred = getattr(pt, "inferred", None) or {}
+        if inferred:
+            out.print("inferred affordances: " + "; ".join(f"{c} ({', '.join(a)})" for c, a in inferred.items()))
+        out.print(styled(("run ", "bold"), f"{method} on {scene} ({skills})",
+                         f" with {backend}{':' + model if model else ''}" if backend != "none" else "",
+                         f"; check {check}" if check else "; no check goal"))
+        out.print(f"instruction: {instruction}")
+
+    # --- the LLM (a method that needs none still gets one to use if it can, e.g. goalsearch's reranker)
+    llm = None
+    if backend != "none":
+        opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, None, tuple(replay or ()), api_key_env,
+                           timeout, total_timeout, retries, constraint_style, threads)
+        cfg = opts.config().with_(script=tuple(script))
+        if record is not None:  # F.json -> F.llm.jsonl, written afresh
+            transcript = record.with_suffix(".llm.jsonl")
+            transcript.unlink(missing_ok=True)
+            cfg = cfg.with_(record=transcript)
+        try:
+            from groundplan.llm import build_llm
+
+            llm = build_llm(cfg)
+        except GroundplanError as exc:
+            fail(str(exc))
+    elif cls.needs_llm:
+        fail(f"method '{method}' needs an LLM: pass --llm embedded|openai|replay|scripted")
+
+    def on_event(ev: dict) -> None:
+        line = trace_line(ev)
+        if line is not None:
+            out.print(line)
+
+    try:
+        ep = api.run(method, instruction, scene, llm=llm, planner=api.make_planner(timeout=planner_timeout),
+                     seed=seed, task=task, on_event=on_event if show else None)
+    except GroundplanError as exc:  # refused after all, or a scene the method cannot read
+        fail(str(exc))
+        return
+    finally:
+        if llm is not None:
+            llm.close()
+    v = verdict(ep)
+    doc = ep.to_json()
+    if record is not None:
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_text(json.dumps({**doc, "instruction": instruction, "scene": str(scene), "skills": skills,
+                                          "check": check, "backend": backend, "model": model}, indent=1) + "\n",
+                              encoding="utf-8")
+        except OSError as exc:
+            fail(f"{record}: cannot write: {exc.strerror or exc}")
+    if as_json:
+        sys.stdout.write(json.dumps(doc) + "\n")
+    else:
+        _summary(out, ep, v, check)
+    raise typer.Exit(_EXIT.get(v.split(":", 1)[0], EXIT_ERROR))
+
+
+__all__ = ["run_command", "trace_line", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ERROR"]
