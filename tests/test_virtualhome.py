@@ -8,11 +8,11 @@ import json
 import pytest
 
 from groundplan.errors import SceneError
+from groundplan.sim.virtualhome import VHWorld
 from groundplan.world import load_scene
 from groundplan.world.virtualhome import (
     ScriptError,
     VHGraph,
-    VHWorld,
     facts_to_graph,
     graph_to_scene,
     parse_script,

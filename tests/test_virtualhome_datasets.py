@@ -57,7 +57,7 @@ def test_progprompt_metric():
 @pytest.mark.parametrize("split,index", [("env1", 6), ("env2", 9), ("test_unseen", 5)])
 def test_gold_script_reaches_the_gold_final_graph(split, index):
     from groundplan.core.datasets.progprompt import progprompt_eval, split_graphs
-    from groundplan.world.virtualhome import VHWorld
+    from groundplan.sim.virtualhome import VHWorld
 
     tasks, inits, finals = split_graphs(split)
     s = VHWorld(inits[index]).session()

@@ -11,7 +11,8 @@ import time
 from typing import Any
 
 from groundplan.core.datasets.eai import EAIProgram, check_vh_goal, eai_root
-from groundplan.world.virtualhome import VHGraph, VHWorld, parse_script_line
+from groundplan.sim.virtualhome import VHWorld
+from groundplan.world.virtualhome import VHGraph, parse_script_line
 
 RELATIONS = ("ON", "INSIDE", "CLOSE", "FACING", "HOLDS_RH", "HOLDS_LH", "BETWEEN", "SITTING")
 #: node states the evolving graph has (the skill set adds ProgPrompt's HEATED / WASHED / USED)

@@ -23,11 +23,11 @@ from groundplan.methods.brainbody.environment import Environment, Outcome, Score
 from groundplan.methods.brainbody.tabletop import TabletopEnv
 from groundplan.pddl.goal import parse_goal
 from groundplan.pddl.state import evaluate_goal
+from groundplan.sim.virtualhome import VHWorld
 from groundplan.world.virtualhome import (
     ScriptError,
     ScriptLine,
     VHGraph,
-    VHWorld,
     parse_script_line,
     read_vh_graph_file,
 )

@@ -27,7 +27,8 @@ from groundplan.methods.wake_prompts.feedback import Affordances
 from groundplan.methods.wake_prompts.judge import WakeWorld
 from groundplan.pddl.formula import Atom
 from groundplan.sim.executor import Executor
-from groundplan.world.virtualhome import VHWorld, read_vh_graph_file
+from groundplan.sim.virtualhome import VHWorld
+from groundplan.world.virtualhome import read_vh_graph_file
 from groundplan.world.wake_env import VIRTUALHOME, closure, neutral_facts
 
 VOCABULARY: Mapping[str, str] = {"on": "on", "inside": "in"}
