@@ -27,14 +27,20 @@ def score_goals(llm: LLM, prompt: str, continuations: Sequence[str], *,
     """Mean log-probability per token of each continuation after ``prompt``."""
     if not continuations:
         return []
+    return list(score_continuations(llm, prompt, continuations, usage=usage).mean_logprobs())
+
+
+def score_continuations(llm: LLM, prompt: str, continuations: Sequence[str], *,
+                        usage: Optional[UsageMeter] = None) -> ScoreResult:
+    """Summed log-probabilities and token counts of each continuation after ``prompt``, by
+    the batched path on the embedded backend (``LLM.score`` on any other)."""
     backend = _innermost(llm)
     if backend.backend_name == "embedded" and hasattr(backend, "load"):
         res = _score_embedded(backend, prompt, continuations)
         if usage is not None:
             usage.add(res)
-    else:
-        res = llm.score(prompt, continuations, usage=usage)
-    return list(res.mean_logprobs())
+        return res
+    return llm.score(prompt, continuations, usage=usage)
 
 
 def _score_embedded(backend: Any, prompt: str, continuations: Sequence[str]) -> ScoreResult:
@@ -81,12 +87,15 @@ def _score_embedded(backend: Any, prompt: str, continuations: Sequence[str]) -> 
             if len(rest) > 1:
                 llama._ctx.kv_cache_seq_rm(-1, P, -1)
                 llama.n_tokens = P
-                batch = rest[:-1]
-                llama._batch.set_batch(batch=batch, n_past=P, logits_all=True)
-                llama._ctx.decode(llama._batch)
-                rows = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(batch), n_vocab)).astype(np.float64)
-                for r_i, tok in enumerate(rest[1:]):
-                    total += float(_log_softmax(np, rows[r_i])[tok])
+                # in chunks of the context's batch size (one chunk unless n_batch is small)
+                feed, step = rest[:-1], max(1, int(llama.n_batch))
+                for c0 in range(0, len(feed), step):
+                    batch = feed[c0:c0 + step]
+                    llama._batch.set_batch(batch=batch, n_past=P + c0, logits_all=True)
+                    llama._ctx.decode(llama._batch)
+                    rows = np.ctypeslib.as_array(llama._ctx.get_logits(), shape=(len(batch), n_vocab)).astype(np.float64)
+                    for r_i, tok in enumerate(rest[c0 + 1:c0 + 1 + len(batch)]):
+                        total += float(_log_softmax(np, rows[r_i])[tok])
             logprobs.append(total)
             counts.append(len(rest))
         # leave the context holding exactly the prompt
@@ -105,4 +114,4 @@ def _log_softmax(np, x):
     return x - (m + np.log(np.exp(x - m).sum()))
 
 
-__all__ = ["score_goals"]
+__all__ = ["score_goals", "score_continuations"]

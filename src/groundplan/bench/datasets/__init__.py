@@ -21,6 +21,9 @@ register(DatasetSpec("autogptp-substitution", "autogpt-p-standalone@14fa604",
 register(DatasetSpec("saycan-101", "say-can.github.io@v0",
                      "SayCan's 101 evaluation instructions in 7 families (no PDDL goals; extras: family, start states, "
                      "SayCan plan)", saycan.saycan101_tasks, has_goals=False, has_scenes=False))
+register(DatasetSpec("saycan-101-judged", "say-can.github.io@v0+autogpt-p-standalone@14fa604",
+                     "SayCan's 101 instructions in SayCan's wording, judged by AutoGPT+P's gold goal and scene for the "
+                     "same instruction (joined by family and position)", saycan.saycan101_judged_tasks))
 
 from groundplan.bench.datasets import cowp as _cowp  # noqa: E402
 

@@ -106,4 +106,76 @@ def saycan101_tasks(root: Optional[Path] = None) -> list[Task]:
     return out
 
 
-__all__ = ["saycan101_tasks", "load_plans", "RAW_FAMILIES"]
+#: SayCan's location words for the AutoGPT+P kitchen objects (AutoGPT+P's rewording turned
+#: "close counter" into "first counter" and "far counter" into "second counter")
+SAYCAN_NAMES: Mapping[str, str] = MappingProxyType({"counter1": "close counter", "counter2": "far counter",
+                                                     "trash_can0": "trash can"})
+
+
+def _words(text: str) -> set[str]:
+    return set(_norm(text).split())
+
+
+_PLACE = {"close counter": "counter1", "near counter": "counter1", "first counter": "counter1",
+          "far counter": "counter2", "second counter": "counter2", "table": "table0", "trash": "trash_can0"}
+
+
+def _places(text: str) -> list[str]:
+    """The locations an instruction names, in order, as scene objects (SayCan's and
+    AutoGPT+P's words for them): a row whose two wordings name different places is flagged
+    ``location_mismatch`` (AutoGPT+P moved, e.g., "from the close counter" to "from the
+    second counter" with its scene)."""
+    t = _norm(text)
+    hits = sorted((m.start(), obj) for word, obj in _PLACE.items() for m in re.finditer(rf"\b{word}", t))
+    out: list[str] = []
+    for _, obj in hits:
+        if obj not in out:
+            out.append(obj)
+    return out
+
+
+def saycan101_judged_tasks(root: Optional[Path] = None, autogptp_root: Optional[Path] = None,
+                           min_overlap: float = 0.3) -> list[Task]:
+    """SayCan's 101 instructions in SayCan's own wording, each judged by executing to the gold
+    goal AutoGPT+P wrote for the same instruction, in AutoGPT+P's scene for it.
+
+    SayCan's planning success was judged by people ("the skills selected are correct for the
+    instruction"); here a plan succeeds when that gold goal holds after executing it. The two
+    sets list the same instructions family by family in the same order (AutoGPT+P adds three
+    drawer rows, which SayCan's file does not have); row ``k`` of a family is joined to row
+    ``k`` of the same family, and a pair whose words overlap less than ``min_overlap``
+    (Jaccard) is a DatasetError naming both rows. ``extras['saycan_names']`` gives SayCan's
+    words for the counters."""
+    from groundplan.bench.datasets.autogptp import saycan_tasks
+
+    own = saycan101_tasks(root)
+    gold = saycan_tasks(autogptp_root) if autogptp_root else saycan_tasks()
+    by_family: dict[str, list[Task]] = {}
+    for t in gold:
+        by_family.setdefault(t.subset, []).append(t)
+    seen: dict[str, int] = {}
+    out: list[Task] = []
+    for t in own:
+        k = seen.get(t.subset, 0)
+        seen[t.subset] = k + 1
+        rows = by_family.get(t.subset, [])
+        if k >= len(rows):
+            raise DatasetError(f"no AutoGPT+P row {k + 1} in family {t.subset} to judge '{t.instruction}'",
+                               file=t.source.rsplit(":", 1)[0], line=int(t.source.rsplit(":", 1)[1]))
+        g = rows[k]
+        a, b = _words(t.instruction), _words(g.instruction)
+        overlap = len(a & b) / max(1, len(a | b))
+        if overlap < min_overlap:
+            raise DatasetError(f"row '{t.instruction}' does not match AutoGPT+P's '{g.instruction}' ({g.source}): "
+                               f"word overlap {overlap:.2f} < {min_overlap}", file=t.source.rsplit(":", 1)[0],
+                               line=int(t.source.rsplit(":", 1)[1]))
+        extras = {**dict(t.extras), "min_costs": g.extras.get("min_costs"), "gold_task": g.id,
+                  "gold_instruction": g.instruction, "saycan_names": dict(SAYCAN_NAMES),
+                  "location_mismatch": _places(t.instruction) != _places(g.instruction)}
+        out.append(Task(id=t.id, dataset="saycan-101-judged", instruction=t.instruction, scene_file=g.scene_file,
+                        goal=g.goal, oam_file=g.oam_file, subset=t.subset, extras=extras,
+                        source=f"{t.source} + {g.source}"))
+    return out
+
+
+__all__ = ["saycan101_tasks", "saycan101_judged_tasks", "load_plans", "RAW_FAMILIES", "SAYCAN_NAMES"]
