@@ -53,6 +53,7 @@ demo: install
 	  echo "goal: $$goal" && $(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "$$goal"
 
 test: install
+	$(BIN)/lint-imports
 	GROUNDPLAN_REQUIRE_EAI=1 $(BIN)/python -m pytest -q -m "not terminal_embedded and not browser"
 
 test-terminal: install
@@ -78,6 +79,7 @@ bench-foundation: install
 
 lint: install
 	$(BIN)/ruff check src
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info

@@ -228,7 +228,7 @@ class RayExecutor(Executor):
             import ray
             from ray.util import ActorPool
         except ImportError:
-            raise ConfigError("the ray executor needs Ray: pip install 'ray[default]' (or use --executor local)") \
+            raise ConfigError("the ray executor needs Ray: pip install 'groundplan[ray]' (or use --executor local)") \
                 from None
         return self._run(ray, ActorPool, spec, units)
 

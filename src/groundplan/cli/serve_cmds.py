@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 
 from groundplan.cli.console import make_console
-from groundplan.errors import GroundplanError
+from groundplan.errors import ConfigError, GroundplanError
 
 _out = make_console()
 _err = make_console(stderr=True)
@@ -36,10 +36,13 @@ def serve_command(
     log_level: str = typer.Option("info", "--log-level"),
 ):
     """Serve the web console at http://HOST:PORT/."""
-    import uvicorn
+    try:  # the web extra (fastapi, uvicorn): optional, imported where used
+        import uvicorn
 
+        from groundplan.web.app import create_app
+    except ImportError as exc:
+        raise ConfigError(f"the web console needs the web extra: pip install 'groundplan[web]' ({exc})") from None
     from groundplan.cli.bench_cmds import DB_ENV, DEFAULT_DB
-    from groundplan.web.app import create_app
     from groundplan.web.config import ServeConfig, bundled_scene_dirs, is_loopback, resolve_token
 
     tok = resolve_token(token)
