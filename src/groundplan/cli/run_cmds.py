@@ -236,9 +236,10 @@ def run_command(
         return
     show = not as_json
     if show:
-        for w in pt.warnings:
-            err.print(fail_line("warning", w))
         inferred = getattr(pt, "inferred", None) or {}
+        for w in pt.warnings:
+            if not (inferred and w.startswith("affordances inferred for")):  # said on stdout below
+                err.print(fail_line("warning", w))
         if inferred:
             out.print("inferred affordances: " + "; ".join(f"{c} ({', '.join(a)})" for c, a in inferred.items()))
         out.print(styled(("run ", "bold"), f"{method} on {scene} ({skills})",
