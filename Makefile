@@ -43,14 +43,14 @@ install: $(STAMP) $(EAI_STAMP) $(ALFWORLD_STAMP)
 
 DEMO_SCENE       ?= examples/scenes/kitchen.yaml
 DEMO_INSTRUCTION ?= I am thirsty, bring me a coke and then throw away the banana
+# what the instruction asks, checked on the final state: the verdict says success only if it holds
+DEMO_CHECK       ?= (and (inhand coke0 human0) (in banana0 trash_can0))
+DEMO_METHOD      ?= goalsearch
 
-# The embedded model's goal generation is goalsearch (small-model planning, issue 10): the
-# instruction becomes a goal, the goal a plan.
+# `groundplan run`: the default method on the embedded model turns the instruction into a goal,
+# the goal into a plan, executes it and checks the result (issue 19).
 demo: install
-	$(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "and (in salmon0 fridge0) (inhand coke0 human0)" --check "and (inhand coke0 human0)"
-	@echo "instruction: $(DEMO_INSTRUCTION)"
-	@goal="$$($(BIN)/groundplan goal --scene $(DEMO_SCENE) --instruction "$(DEMO_INSTRUCTION)" --strategy goalsearch)" && \
-	  echo "goal: $$goal" && $(BIN)/groundplan plan --scene $(DEMO_SCENE) --goal "$$goal"
+	$(BIN)/groundplan run --scene $(DEMO_SCENE) --method $(DEMO_METHOD) --check "$(DEMO_CHECK)" "$(DEMO_INSTRUCTION)"
 
 test: install
 	$(BIN)/lint-imports
