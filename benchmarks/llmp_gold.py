@@ -4,10 +4,10 @@ problem, as a user runs it), timed against the bare Fast Downward driver from th
 up-fast-downward wheel (``fast-downward.py D P --search ...``, a fresh process per call) in
 the same run.
 
-Both sides run the same search configuration: groundplan's Fast Downward planner runs
-``astar(ff())`` with half of the time bound and, if that runs out, ``lazy_greedy([ff()],
-preferred=[ff()])`` with the rest; the bare driver is called the same way (a second call
-when the first one runs out of its half). The bare driver's plan is validated by
+Both sides run the same search configuration: groundplan's Fast Downward planner for PDDL
+tasks runs ``astar(ff())`` with a quarter of the time bound and, if that runs out, Fast
+Downward's lama-first configuration with the rest; the bare driver is called the same way (a
+second call, ``--search <lama-first>``, when the first one runs out of its quarter). The bare driver's plan is validated by
 groundplan's executor too, so both columns count only plans that execute and reach the goal.
 
 IPC tyreworld's domain uses ``wrench``, ``jack`` and ``pump`` as constants without declaring
@@ -37,12 +37,12 @@ from pathlib import Path
 from groundplan.datadir import data_dir
 from groundplan.pddl.parser import load_task
 from groundplan.pddl.writer import write_domain, write_problem
-from groundplan.planners.fast_downward import downward_binary, parse_plan_file
-from groundplan.sim.pddl_task import validate_plan
+from groundplan.planners.fast_downward import LAMA_FIRST, downward_binary, parse_plan_file
+from groundplan.sim.pddl_task import FILE_PRIMARY_SHARE, FILE_SEARCH, validate_plan
 
 DOMAINS = ("barman", "blocksworld", "floortile", "grippers", "storage", "termes", "tyreworld")
-PRIMARY = "astar(ff())"
-FALLBACK = "lazy_greedy([ff()], preferred=[ff()])"
+PRIMARY = FILE_SEARCH
+FALLBACK = LAMA_FIRST
 OUT = Path(__file__).parent / "results" / "llmp"
 GROUNDPLAN = Path(sys.executable).with_name("groundplan")
 
@@ -82,9 +82,9 @@ def run_bare(domain_text: str, problem_text: str, timeout: float) -> dict:
         d.write_text(domain_text)
         p.write_text(problem_text)
         t0 = time.perf_counter()
-        rc, text = _driver_call(driver, d, p, PRIMARY, timeout / 2, tmp)
+        rc, text = _driver_call(driver, d, p, PRIMARY, timeout * FILE_PRIMARY_SHARE, tmp)
         stage = "primary"
-        if rc is None:  # out of its half: the fallback gets the rest, as groundplan does
+        if rc is None:  # out of its share: the fallback gets the rest, as groundplan does
             rc, text = _driver_call(driver, d, p, FALLBACK, max(0.5, timeout - (time.perf_counter() - t0)), tmp)
             stage = "fallback"
         wall = time.perf_counter() - t0
@@ -174,8 +174,8 @@ def write_readme(args, rows: list[dict], load_before, load_after) -> None:
         "each planned by `groundplan plan --domain D --problem P --json` in a fresh process and validated by "
         "groundplan's executor (every step's preconditions in order, then the problem's goal); timed against the "
         "bare Fast Downward driver of the up-fast-downward wheel (`fast-downward.py D P --search ...`, a fresh "
-        "process) in the same run, both with the same search (`astar(ff())` for half the bound, then "
-        "`lazy_greedy([ff()], preferred=[ff()])`). Wall time per problem includes interpreter start-up on both "
+        "process) in the same run, both with the same search (`astar(ff())` for a quarter of the bound, "
+        "then Fast Downward's lama-first). Wall time per problem includes interpreter start-up on both "
         "sides; \"in-process\" is the time groundplan reports for read + check + plan + validate.",
         "",
         "```bash",

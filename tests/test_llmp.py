@@ -150,3 +150,25 @@ def test_bench_run_llmp_with_the_scripted_llm(tmp_path):
                         "llm_p_oracle", "--task", "grippers/p01", "--task", "blocksworld/p02", "--db", str(db),
                         "--no-progress"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_grammar_expresses_every_gold_problem_and_gbnf_method(tasks, planner):
+    from groundplan.llm.gbnf import parse_gbnf
+    from groundplan.methods.llm_p.grammar import grammar_text, problem_grammar
+    from groundplan.pddl.parser import check_task, parse_problem
+
+    grammars = {}
+    for t in tasks.values():
+        inputs = task_inputs(t)
+        g = grammars.get(t.subset) or grammars.setdefault(t.subset, parse_gbnf(problem_grammar(inputs.gold.domain)))
+        text = grammar_text(inputs.gold.domain, parse_problem(inputs.gold_text))
+        assert g.matches(text), t.id
+        assert not g.matches(text.replace("(:goal", "(:gaol")), t.id
+        check_task(inputs.domain_text, text)  # and it is the same task
+    t = tasks["grippers/p02"]
+    inputs = task_inputs(t)
+    answer = grammar_text(inputs.gold.domain, parse_problem(inputs.gold_text))
+    ctx = _ctx(planner, [answer])
+    ep = get_method("llm_p_gbnf").run(t, ctx)
+    assert ep.status == "success", ep.error
+    assert ctx.llm.requests[0].constraint is not None and ctx.llm.requests[0].constraint.kind == "gbnf"

@@ -4,7 +4,6 @@ exit code 2; no plan: exit code 1."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -25,23 +24,10 @@ def _fail(msg: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def file_planner(name: str, timeout: Optional[float]):
-    """The planner for a PDDL task: no goal-relevant pruning (that is for household scenes);
-    Fast Downward under the configured limits, ``timeout`` replacing planner_timeout."""
-    from groundplan.planners import PlannerLimits, get_planner
-
-    if name == "fast-downward":
-        limits = PlannerLimits.configured()
-        if timeout is not None:
-            limits = dataclasses.replace(limits, timeout=timeout)
-        return get_planner(name, prune_above=None, limits=limits)
-    return get_planner(name, prune_above=None)
-
-
 def plan_files_command(domain: Optional[Path], problem: Optional[Path], *, as_json: bool, planner_name: str,
                        timeout: Optional[float], other: object = None) -> None:
     from groundplan.pddl.parser import load_task
-    from groundplan.sim.pddl_task import plan_task
+    from groundplan.sim.pddl_task import file_planner, plan_task
 
     if domain is None or problem is None:
         _fail("give both --domain D.pddl and --problem P.pddl")
@@ -76,4 +62,4 @@ def plan_files_command(domain: Optional[Path], problem: Optional[Path], *, as_js
               markup=False, soft_wrap=True)
 
 
-__all__ = ["plan_files_command", "file_planner"]
+__all__ = ["plan_files_command"]

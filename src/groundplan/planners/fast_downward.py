@@ -34,6 +34,12 @@ from groundplan.pddl.writer import write_domain, write_problem
 from groundplan.planners.base import PlannerLimits, PlanResult, PlanStatus, register
 
 ANCHOR = "groundplan-anchor"
+#: Fast Downward's ``lama-first`` configuration (the driver's alias, written out for the search
+#: binary): greedy search with FF and landmarks, unit costs, preferred operators. The fallback
+#: search for IPC tasks (``groundplan plan --domain --problem``), where plain greedy FF stalls.
+LAMA_FIRST = ("let(hlm, eval_modify_costs(landmark_sum(lm_factory=lm_reasonable_orders_hps(lm_rhw()),pref=false),"
+              "cost_type=one),let(hff, eval_modify_costs(ff(),cost_type=one),"
+              "lazy_greedy([hff,hlm],preferred=[hff,hlm],cost_type=one,reopen_closed=false)))")
 _TRANSLATE_LOCK = threading.Lock()
 
 
@@ -557,4 +563,4 @@ def parse_plan_file(text: str) -> tuple[tuple[str, ...], float | None]:
     return tuple(steps), cost
 
 
-__all__ = ["FastDownwardPlanner", "translate_in_process", "translate_bounded", "TranslationTimeout", "downward_binary", "parse_plan_file", "TypedVar"]
+__all__ = ["LAMA_FIRST", "FastDownwardPlanner", "translate_in_process", "translate_bounded", "TranslationTimeout", "downward_binary", "parse_plan_file", "TypedVar"]

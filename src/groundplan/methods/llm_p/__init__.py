@@ -10,6 +10,8 @@ Methods:
   and its PDDL problem), then the new description;
 - ``llm_p_noctx``: the paper's "LLM+P w/o context" ablation, the domain's description and the
   new description, no example;
+- ``llm_p_gbnf``: the paper's prompt, decoding constrained by a grammar of a PDDL problem
+  over the domain's predicates, arities and types (groundplan's addition for small models);
 - ``llm_p_oracle``: no LLM; the gold problem is the answer (the pipeline's ceiling).
 
 Tasks need ``extras`` with ``domain_file`` and ``problem_file`` (the ``llmp`` dataset); any
@@ -17,6 +19,7 @@ other task is refused up front (status ``unsupported``)."""
 
 from groundplan.methods.llm_p.method import (
     LLMP,
+    LLMPGrammar,
     LLMPInputs,
     LLMPNoContext,
     LLMPOracle,
@@ -26,5 +29,5 @@ from groundplan.methods.llm_p.method import (
     task_inputs,
 )
 
-__all__ = ["LLMP", "LLMPNoContext", "LLMPOracle", "LLMPInputs", "extract_problem", "render_prompt",
+__all__ = ["LLMP", "LLMPGrammar", "LLMPNoContext", "LLMPOracle", "LLMPInputs", "extract_problem", "render_prompt",
            "solve_and_judge", "task_inputs"]

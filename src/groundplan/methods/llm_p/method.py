@@ -202,10 +202,19 @@ class _LLMPBase(Method):
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
 
+    def _max_tokens(self, inputs: LLMPInputs, cfg: dict) -> int:
+        """The answer budget: configured, else about 1.5x the in-context example's tokens
+        (a problem of the same domain; ~3 characters a token), else DEFAULT_MAX_TOKENS."""
+        if "max_tokens" in cfg:
+            return int(cfg["max_tokens"])
+        if self.with_context and inputs.example_problem:
+            return min(DEFAULT_MAX_TOKENS, len(inputs.example_problem) // 2 + 256)
+        return DEFAULT_MAX_TOKENS
+
     def _answer(self, inputs: LLMPInputs, ctx: RunContext, rec: TraceRecorder, meter) -> str:
         cfg = dict(ctx.config or {})
         prompt = render_prompt(inputs, with_context=self.with_context)
-        c = ctx.llm.chat(prompt, max_tokens=int(cfg.get("max_tokens", DEFAULT_MAX_TOKENS)),
+        c = ctx.llm.chat(prompt, max_tokens=self._max_tokens(inputs, cfg),
                          temperature=float(cfg.get("temperature", 0.0)), seed=ctx.seed, usage=meter)
         rec.llm_call("problem", prompt, c)
         return c.text
@@ -222,6 +231,26 @@ class LLMPNoContext(_LLMPBase):
     with_context = False
 
 
+@register_method("llm_p_gbnf")
+class LLMPGrammar(_LLMPBase):
+    description = ("LLM+P with grammar-constrained decoding: the answer is a well-formed PDDL problem over the "
+                   "domain's predicates and types (ends when the problem closes)")
+
+    def _answer(self, inputs: LLMPInputs, ctx: RunContext, rec: TraceRecorder, meter) -> str:
+        from groundplan.methods.llm_p.grammar import problem_grammar
+
+        cfg = dict(ctx.config or {})
+        prompt = render_prompt(inputs, with_context=True)
+        # not validated against the grammar here: an answer cut off by max_tokens is judged by
+        # the PDDL checks like any other (unbalanced parenthesis on its last line)
+        c = ctx.llm.constrained(prompt, grammar=problem_grammar(inputs.gold.domain),
+                                max_tokens=int(cfg.get("max_tokens", DEFAULT_MAX_TOKENS)),
+                                temperature=float(cfg.get("temperature", 0.0)), seed=ctx.seed, validate=False,
+                                usage=meter)
+        rec.llm_call("problem", prompt, c)
+        return c.text
+
+
 @register_method("llm_p_oracle")
 class LLMPOracle(_LLMPBase):
     description = "LLM+P with the gold problem as the answer (no LLM): the pipeline's ceiling"
@@ -233,5 +262,5 @@ class LLMPOracle(_LLMPBase):
         return inputs.gold_text
 
 
-__all__ = ["LLMP", "LLMPNoContext", "LLMPOracle", "LLMPInputs", "task_inputs", "render_prompt", "extract_problem",
+__all__ = ["LLMP", "LLMPNoContext", "LLMPGrammar", "LLMPOracle", "LLMPInputs", "task_inputs", "render_prompt", "extract_problem",
            "solve_and_judge", "ANSWER_FILE", "DEFAULT_MAX_TOKENS"]
