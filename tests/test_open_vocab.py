@@ -299,3 +299,44 @@ def test_plan_cli_oam_extends_and_replace_flag(tmp_path):
     r = CliRunner().invoke(app, ["plan", "--scene", scene, "--goal", "(inhand gizmo0 human0)", "--infer", "lexical"])
     assert r.exit_code == 0, r.output
     assert sum(line.startswith("warning: affordances inferred for 2 classes") for line in r.stderr.splitlines()) == 1
+
+
+def _doc_commands(text: str) -> list[tuple[str, list[str]]]:
+    """(command, expected lines) for each ``$ groundplan ...`` in the console blocks."""
+    out: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"```console\n(.*?)```", text, flags=re.S):
+        for line in block.splitlines():
+            if line.startswith("$ groundplan "):
+                out.append((line[len("$ groundplan "):], []))
+            elif out and line.strip():
+                out[-1][1].append(line)
+    return out
+
+
+def _norm(line: str) -> str:
+    line = re.sub(r"\d+ ms\b", "N ms", line)
+    return re.sub(r"in \d+\.\d+ s\b", "in N s", line).rstrip()
+
+
+@needs_minilm
+def test_affordances_doc_worked_example(monkeypatch):
+    """docs/affordances.md's worked example: every command runs and prints the lines shown
+    (an ``error:`` line means exit code 2, else 0); the three ways all appear."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from groundplan.cli.main import app
+
+    monkeypatch.chdir(ROOT)
+    cmds = _doc_commands((ROOT / "docs" / "affordances.md").read_text())
+    assert len(cmds) >= 5
+    joined = " ".join(c for c, _ in cmds)
+    assert "examples/scenes/kitchen.yaml" in joined and "oam infer" in joined and "--oam " in joined
+    for cmd, expected in cmds:
+        r = CliRunner().invoke(app, shlex.split(cmd))
+        want_rc = 2 if any(e.startswith("error:") for e in expected) else 0
+        assert r.exit_code == want_rc, (cmd, r.output)
+        got = {_norm(x) for x in r.output.splitlines()}
+        missing = [e for e in expected if _norm(e) not in got]
+        assert not missing, (cmd, missing, r.output)

@@ -171,6 +171,7 @@ def infer_cmd(
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir",
                                              help="with --llm: answer cache (default: the LLM cache dir)"),
     data: Optional[Path] = typer.Option(None, "--data", help="AutoGPT+P data root (affordance questions for --llm)"),
+    threads: Optional[int] = typer.Option(None, "--threads", help="with --llm embedded: CPU threads (default: all)"),
     lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ):
@@ -178,7 +179,7 @@ def infer_cmd(
     from groundplan.sim.pipeline import build
 
     try:
-        inferrer = _llm_inferrer(llm, model, base_url, strategy, cache_dir, data) if llm else infer
+        inferrer = _llm_inferrer(llm, model, base_url, strategy, cache_dir, data, threads) if llm else infer
         t0 = time.perf_counter()
         task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, infer=inferrer,
                      oam_replace=oam_replace)
@@ -214,7 +215,7 @@ def infer_cmd(
 
 
 def _llm_inferrer(backend: str, model: Optional[str], base_url: Optional[str], strategy: str,
-                  cache_dir: Optional[Path], data: Optional[Path]):
+                  cache_dir: Optional[Path], data: Optional[Path], threads: Optional[int] = None):
     """An LLMInferrer on the given backend with AutoGPT+P's affordance questions."""
     from groundplan.knowledge.infer import LLMInferrer
     from groundplan.knowledge.oam_llm import STRATEGIES, data_file, load_affordance_specs
@@ -223,7 +224,7 @@ def _llm_inferrer(backend: str, model: Optional[str], base_url: Optional[str], s
     if strategy not in STRATEGIES:
         _fail(f"--strategy must be one of {', '.join(STRATEGIES)}, not '{strategy}'")
     specs = load_affordance_specs(data_file(_root(data), "logical_specs" if strategy == "logical" else "specs"))
-    llm = build_llm(LLMConfig(backend=backend, model=model, base_url=base_url))
+    llm = build_llm(LLMConfig(backend=backend, model=model, base_url=base_url, n_threads=threads))
     model_id = f"{backend}:{getattr(llm, 'model', None) or model or 'default'}"
     return LLMInferrer(llm, strategy, specs, model_id, cache_dir=cache_dir or default_cache_dir() / "oam_infer",
                        constrained=backend == "embedded")
