@@ -57,8 +57,11 @@ def run_bring_apple(d, console: Console, *, method: str, backend: str, script: s
     ins = d.find_element(By.ID, "instruction")
     ins.clear()
     ins.send_keys("bring me the apple")
+    check = d.find_element(By.ID, "check-goal")  # a check goal: "success" means it held after execution
+    check.clear()
+    check.send_keys("(and (inhand apple0 human0))")
     d.find_element(By.ID, "run").click()
-    wait_for(d, lambda: d.find_element(By.ID, "status").text in ("success", "failure", "error", "no_plan", "crash"),
+    wait_for(d, lambda: d.find_element(By.ID, "status").get_attribute("data-verdict"),
              timeout=timeout, what="the episode to end")
     ARTIFACTS.mkdir(exist_ok=True)
     d.save_screenshot(str(ARTIFACTS / shot))
@@ -126,7 +129,8 @@ def test_page_shows_an_error_without_freezing(driver, tmp_path):
         driver.find_element(By.ID, "base-url").send_keys("ftp://nowhere")
         driver.find_element(By.ID, "model").send_keys("m")
         driver.find_element(By.ID, "run").click()
-        wait_for(driver, lambda: driver.find_element(By.ID, "status").text == "error", what="the error shown")
+        wait_for(driver, lambda: driver.find_element(By.ID, "status").text.startswith("error: "),
+                 what="the error shown")
         assert "base URL must start with http" in driver.find_element(By.ID, "trace").text
 
 
@@ -173,7 +177,7 @@ def test_dataset_task_failure_feedback_and_replan(driver, tmp_path):
         pick(driver, "backend", "scripted")
         driver.execute_script("document.getElementById('script').value = arguments[0];", json.dumps(BRAINBODY_ANSWERS))
         driver.find_element(By.ID, "run").click()
-        wait_for(driver, lambda: driver.find_element(By.ID, "status").text in ("success", "failure", "error"),
+        wait_for(driver, lambda: driver.find_element(By.ID, "status").get_attribute("data-verdict"),
                  timeout=120, what="the episode to end")
         ARTIFACTS.mkdir(exist_ok=True)
         driver.save_screenshot(str(ARTIFACTS / "console_brainbody_replan.png"))
@@ -182,9 +186,96 @@ def test_dataset_task_failure_feedback_and_replan(driver, tmp_path):
         assert len(failed) == 1 and "is not open" in failed[0].text
         types = [e.get_attribute("data-type") for e in driver.find_elements(By.CSS_SELECTOR, "#trace .ev")]
         assert "feedback" in types and "replan" in types and types.index("feedback") < types.index("replan")
-        assert "gold goal" in driver.find_element(By.CSS_SELECTOR, "#trace .ev.end").text
+        assert "the check goal" in driver.find_element(By.CSS_SELECTOR, "#trace .ev.end").text
         assert "<char0> [open] <fridge> (225)" in driver.find_element(By.ID, "trace").text
         # BrainBody's VirtualHome steps record the command and its verdict, not the changed facts: the
         # drawing shows the task's initial graph (the PDDL executor's steps, above, update it)
         plan = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#plan li")]
         assert plan[4:] == ["open fridge", "put chicken in fridge", "close fridge"], plan
+
+
+def _episode_json(console, job_id: str) -> dict:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{console.url}api/episodes/{job_id}", timeout=10) as r:  # noqa: S310 - loopback
+        return json.loads(r.read())
+
+
+def _run_drink(d, console, answer: str, check: str = "") -> tuple[str, str, dict]:
+    """autogpt_p with a scripted LLM on "bring me something to drink"; the badge's text and
+    class, and the episode as the API reports it."""
+    from selenium.webdriver.common.by import By
+
+    d.get(console.url)
+    wait_for(d, lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1", what="page ready")
+    pick(d, "scene", "bundled:kitchen.yaml")
+    pick(d, "method", "autogpt_p")
+    pick(d, "backend", "scripted")
+    d.find_element(By.ID, "script").send_keys(answer)
+    for el_id, text in (("instruction", "bring me something to drink"), ("check-goal", check)):
+        box = d.find_element(By.ID, el_id)
+        box.clear()
+        if text:
+            box.send_keys(text)
+    d.find_element(By.ID, "run").click()
+    wait_for(d, lambda: d.find_element(By.ID, "status").get_attribute("data-verdict"), timeout=90,
+             what="the episode to end")
+    badge = d.find_element(By.ID, "status")
+    job_id = d.find_element(By.ID, "conn").text.split()[1].rstrip(":")
+    return badge.text, badge.get_attribute("class"), _episode_json(console, job_id)
+
+
+def test_verdict_badge_is_the_episodes_verdict(driver, tmp_path):
+    """Issue 19: autogpt_p hands over the banana for "bring me something to drink". Without a
+    check goal only the method's own goal held: the badge says "goal holds (unverified)",
+    not a green success; with a check goal it is a failure. The badge is always the verdict
+    the episode has (groundplan.core.verdict, as in the CLI)."""
+    wrong = "(:goal (and (inhand banana0 human0)))"
+    with Console(tmp_path) as console:
+        text, cls, ep = _run_drink(driver, console, wrong)
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / "console_verdict_unverified.png"))
+        assert ep["result"]["plan"][-1] == "handover human0 banana0 robot0", ep["result"]
+        assert text == ep["result"]["verdict"] == "goal holds (unverified)"
+        assert "success" not in cls.split() and "unverified" in cls.split()
+        text, cls, ep = _run_drink(driver, console, wrong, check="(or (inhand coke0 human0) (inhand water0 human0))")
+        driver.save_screenshot(str(ARTIFACTS / "console_verdict_failure.png"))
+        assert text == ep["result"]["verdict"] == "failure" and "failure" in cls.split()
+        text, cls, ep = _run_drink(driver, console, "(:goal (and (inhand coke0 human0)))",
+                                   check="(or (inhand coke0 human0) (inhand water0 human0))")
+        assert text == ep["result"]["verdict"] == "success" and "success" in cls.split()
+
+
+def test_runs_table_fits_its_pane(tmp_path):
+    """The results tab in a narrow window with long run ids: no horizontal overflow."""
+    from conftest import shared_data
+    from selenium.webdriver.common.by import By
+
+    from groundplan.bench.executors import make_executor
+    from groundplan.bench.runner import RunSpec, run_benchmark
+    from groundplan.bench.store import ResultStore
+
+    if shared_data() is None:
+        pytest.skip("../shared/data not present")
+    db = tmp_path / "bench.sqlite"
+    with ResultStore(db) as store:
+        run_benchmark(RunSpec("autogptp-saycan", "oracle", limit=1, run_id="oracle@autogptp-saycan@none:"
+                              + "a-very-long-model-name-" * 6), store, make_executor("local", workers=1))
+    d = headless_chrome(window="760,900")
+    try:
+        with Console(tmp_path, results=db) as console:
+            d.get(console.url)
+            wait_for(d, lambda: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1",
+                     what="page ready")
+            d.find_element(By.ID, "tab-results").click()
+            wait_for(d, lambda: d.find_elements(By.CSS_SELECTOR, "#runs tbody tr[data-run]"), what="runs listed")
+            ARTIFACTS.mkdir(exist_ok=True)
+            d.save_screenshot(str(ARTIFACTS / "console_runs_narrow.png"))
+            table = d.execute_script("const t = document.getElementById('runs'), p = document.getElementById("
+                                     "'pane-results'); return [t.scrollWidth, t.clientWidth, p.clientWidth, "
+                                     "document.documentElement.scrollWidth, window.innerWidth];")
+            t_scroll, _t_client, pane, page, inner = table
+            assert t_scroll <= pane and page <= inner, table
+    finally:
+        d.quit()

@@ -197,6 +197,7 @@ function resetLive(title) {
   $("usage").textContent = "";
   $("trace-count").textContent = title || "";
   setStatus("running", "running");
+  delete $("status").dataset.verdict;
   totals = { calls: 0, prompt: 0, completion: 0, seconds: 0 };
   metrics.traceEvents = 0;
   metrics.firstEventAt = null;
@@ -343,7 +344,8 @@ function renderEvent(ev) {
       const v = setVerdict(ev);
       const ok = v.kind === "success";
       head.append(`${v.text}${ev.status ? ` (method status ${ev.status})` : ""}${ev.judged_by ? `; judged by ${ev.judged_by}` : ""}${ev.wall_time ? `, ${ev.wall_time.toFixed(2)} s` : ""}`);
-      if (ev.error && v.kind !== "error") box.append(el("div", { class: ok ? "note" : "error", text: ok ? `(the method reported: ${ev.error})` : ev.error }));
+      const aside = ok || v.kind === "goal holds (unverified)";  // the method's own message, not the verdict
+      if (ev.error && v.kind !== "error") box.append(el("div", { class: aside ? "note" : "error", text: aside ? `(the method reported: ${ev.error})` : ev.error }));
       if (ev.goal) $("goal").textContent = ev.goal;
       if (ev.plan && ev.plan.length && !$("plan").children.length) for (const s of ev.plan) $("plan").append(el("li", { text: s }));
       break;
