@@ -1,15 +1,7 @@
-"""Metrics (DESIGN.md, Metrics): per episode from (Episode, Task), and aggregated over
-episodes. Definitions:
-
-- success: the final state satisfies some disjunct of the gold goal's DNF (the method says so
-  in ``Episode.success``, having evaluated the goal on the executed state).
-- minimal: success and plan cost == ``task.extras["min_costs"]`` (None when not recorded).
-- minimal_tools: success and tool calls == ``task.extras["min_tool_calls"]`` (None when not recorded).
-- gcr: goal-condition recall of the best disjunct; sr: 1 iff gcr == 1; exec: executed / planned steps.
-- completed (COWP task completion): the goal holds at the end (== success).
-- situation_handled (COWP): the trial met a situation and still completed using only objects
-  the dataset accepts (``task.extras["accepted_objects"]``, when given); None if no situation.
-- llm_calls, prompt_tokens, completion_tokens, tokens, wall_time.
+"""Metrics aggregated over episodes, for reports. The per-episode definitions (success,
+minimal, minimal tools, GCR, SR, EXEC, task completion, situation handling, OAM P/R/F1) are
+in ``groundplan.core.metrics``, the one module every method and report uses; its names are
+re-exported here so old imports keep working.
 
 An invalid dataset row (status ``invalid``) counts as a failed episode in every rate.
 An episode that ended in an error (``error``: an endpoint error after retries, a broken
@@ -20,87 +12,9 @@ says "0 successes, 584 errors", never just "success 0.000".
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Mapping, Optional
 
-from groundplan.core.task import Task
-from groundplan.core.verdict import ERROR_STATUSES
-from groundplan.methods.base import Episode, EpisodeStatus
-
-COST_EPS = 1e-6
-
-
-@dataclass(frozen=True)
-class EpisodeMetrics:
-    success: bool
-    minimal: Optional[bool]
-    minimal_tools: Optional[bool]
-    gcr: float
-    sr: bool
-    exec: float
-    completed: bool
-    situation_met: bool
-    situation_handled: Optional[bool]
-    cost: Optional[float]
-    min_costs: Optional[float]
-    tool_calls: Optional[int]
-    llm_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    tokens: int
-    wall_time: float
-    invalid: bool
-    #: the episode ended in an error, a crash or a refusal (the method did not fail: it could not run)
-    error: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def _num(v: Any) -> Optional[float]:
-    try:
-        return None if v is None or v == "" else float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def episode_metrics(ep: Episode, task: Task) -> EpisodeMetrics:
-    m = ep.metrics or {}
-    invalid = ep.status == EpisodeStatus.INVALID.value
-    success = bool(ep.success) and not invalid
-    cost = _num(m.get("cost"))
-    min_costs = _num(task.extras.get("min_costs"))
-    minimal = None if min_costs is None else (success and cost is not None and abs(cost - min_costs) < COST_EPS)
-    tool_calls = m.get("tool_calls")
-    min_tools = task.extras.get("min_tool_calls")
-    minimal_tools = None if min_tools is None else (success and tool_calls is not None
-                                                    and int(tool_calls) == int(min_tools))
-    gcr = _num(m.get("gcr"))
-    if gcr is None or invalid:
-        gcr = 1.0 if success else 0.0
-    planned = m.get("planned_steps")
-    if m.get("exec") is not None and not invalid:
-        exec_rate = float(m["exec"])
-    elif planned:
-        exec_rate = float(m.get("executed_steps", 0)) / float(planned)
-    else:
-        exec_rate = 0.0
-    met = bool(m.get("situation_met", False))
-    handled: Optional[bool] = None
-    if met:
-        accepted = task.extras.get("accepted_objects")
-        used = m.get("objects_used")
-        ok_objects = accepted is None or used is None or set(used) <= set(accepted)
-        handled = success and ok_objects
-    u = ep.usage
-    return EpisodeMetrics(
-        success=success, minimal=minimal, minimal_tools=minimal_tools, gcr=gcr, sr=gcr >= 1.0 - 1e-9,
-        exec=exec_rate, completed=success, situation_met=met, situation_handled=handled, cost=cost,
-        min_costs=min_costs, tool_calls=None if tool_calls is None else int(tool_calls), llm_calls=u.calls,
-        prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, tokens=u.total_tokens,
-        wall_time=round(float(ep.wall_time), 6), invalid=invalid,
-        error=ep.status in ERROR_STATUSES)
-
+from groundplan.core.metrics import COST_EPS, EpisodeMetrics, episode_metrics
 
 #: metrics that do not depend on timing: equal across executors, worker counts and resumes
 DETERMINISTIC = ("n", "invalid", "errors", "success", "minimal", "minimal_tools", "gcr", "sr", "exec",
@@ -159,4 +73,4 @@ def deterministic_view(agg: Mapping[str, Any], digits: int = 9) -> dict[str, Any
     return {k: (round(agg[k], digits) if isinstance(agg.get(k), float) else agg.get(k)) for k in DETERMINISTIC}
 
 
-__all__ = ["EpisodeMetrics", "episode_metrics", "aggregate", "deterministic_view", "DETERMINISTIC"]
+__all__ = ["EpisodeMetrics", "episode_metrics", "aggregate", "deterministic_view", "DETERMINISTIC", "COST_EPS"]

@@ -183,6 +183,19 @@ def _summary(out, ep, verdict_text: str, check: Optional[str]) -> None:
         out.print(f"why: {_short(ep.error, 300)}")
 
 
+def _settings(pairs: List[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise GroundplanError(f"--set {pair!r}: expected KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out
+
+
 def run_command(
     instruction: str = typer.Argument(..., help="what the user asks, e.g. 'bring me a coke'"),
     scene: Path = typer.Option(..., "--scene", help="scene file (.yaml groundplan or .txt AutoGPT+P)"),  # noqa: B008
@@ -194,6 +207,8 @@ def run_command(
     record: Optional[Path] = typer.Option(None, "--record", help="write the episode JSON to this file (and the "  # noqa: B008
                                                                  "LLM exchanges to FILE.llm.jsonl)"),
     seed: int = typer.Option(0, "--seed"),
+    settings: List[str] = typer.Option([], "--set", help="a method setting KEY=VALUE (repeatable; VALUE read as "
+                                                         "JSON when it parses, e.g. K=2, goal_mode=constrained)"),
     planner_timeout: Optional[float] = typer.Option(None, "--planner-timeout",
                                                     help="planner seconds per plan (default: the limit)"),
     script: List[str] = typer.Option([], "--script", help="answers for --llm scripted, in order"),
@@ -222,6 +237,10 @@ def run_command(
         if not scene.exists():
             fail(f"{scene}: file not found")
         cls = method_class(method)
+        config = _settings(settings)
+        configure = getattr(cls, "configure", None)
+        if configure is not None:
+            configure(config)  # an unknown setting or a bad value: one line, exit 2
         task = api.user_task(instruction, scene, skills=skills, oam=oam, check=check)
         pt = api.build_task(scene, skills, oam, strict=False)
         if check:
@@ -273,7 +292,7 @@ def run_command(
 
     try:
         ep = api.run(method, instruction, scene, llm=llm, planner=api.make_planner(timeout=planner_timeout),
-                     seed=seed, task=task, on_event=on_event if show else None)
+                     seed=seed, config=config, task=task, on_event=on_event if show else None)
     except GroundplanError as exc:  # refused after all, or a scene the method cannot read
         fail(str(exc))
         return

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Sequence
 
+from groundplan.core.metrics import exec_rate, step_metrics
 from groundplan.core.task import Task
 from groundplan.core.verdict import verdict
 from groundplan.llm.types import UsageMeter, UsageSummary
@@ -213,12 +214,13 @@ class ExecutionScore:
 
     @property
     def exec_rate(self) -> float:
-        return self.executed / self.planned if self.planned else 1.0
+        """EXEC by the one rule (``core.metrics.exec_rate``: an empty plan is 1.0 only when
+        the check goal held)."""
+        return exec_rate(self.executed, self.planned, self.success)
 
     def metrics(self) -> dict[str, Any]:
-        return {"cost": self.cost, "executed_steps": self.executed, "planned_steps": self.planned,
-                "exec": self.exec_rate, "gcr": self.gcr, "checked": self.checked,
-                "own_goal_held": self.own_goal_held}
+        return {"cost": self.cost, **step_metrics(self.executed, self.planned, self.success), "gcr": self.gcr,
+                "checked": self.checked, "own_goal_held": self.own_goal_held}
 
 
 def execute_and_score(planning_task: "PlanningTask", plan: Sequence[str], task: "Task",

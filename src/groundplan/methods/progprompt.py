@@ -22,6 +22,7 @@ import time
 from typing import Callable, Optional, Sequence
 
 from groundplan.core.datasets.progprompt import pythonic_plans, split_graphs
+from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
@@ -276,8 +277,7 @@ class ProgPrompt(Method):
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
         rec.event("result", success=score.success, gcr=score.gcr)
         metrics = episode_metrics(res, score)
-        metrics["exec"] = res.executed / total if total else 0.0
-        metrics["planned_steps"] = total
+        metrics.update(step_metrics(res.executed, total, score.success))  # steps: the program's lines
         status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
         return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),
                        metrics=metrics, usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),

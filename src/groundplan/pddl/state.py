@@ -81,6 +81,13 @@ class Evaluator:
         return self.atom(lit.atom) == lit.positive
 
 
+def condition_recall(satisfied: int, total: int) -> float:
+    """Goal-condition recall of one conjunction: satisfied / total conditions; a conjunction
+    without conditions holds (1.0). The one rule every goal evaluator uses (it is
+    ``groundplan.core.metrics.gcr``)."""
+    return satisfied / total if total else 1.0
+
+
 @dataclass(frozen=True)
 class GoalReport:
     success: bool
@@ -96,7 +103,7 @@ def evaluate_goal(goal: Formula, domain: Domain, problem: Problem, facts: frozen
     for conj in dnf:
         sat = [lit.pddl() for lit in conj if ev.literal(lit)]
         uns = [lit.pddl() for lit in conj if not ev.literal(lit)]
-        ratio = len(sat) / len(conj) if conj else 1.0
+        ratio = condition_recall(len(sat), len(conj))
         if best is None or ratio > best[0]:
             best = (ratio, sat, uns)
         if ratio == 1.0:

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
+from groundplan.core.metrics import gcr as condition_recall
 from groundplan.core.task import Task
 from groundplan.errors import DatasetError
 from groundplan.world.virtualhome import (
@@ -156,7 +157,7 @@ class GoalCheck:
 
     @property
     def gcr(self) -> float:
-        return self.satisfied / self.total if self.total else 1.0
+        return condition_recall(self.satisfied, self.total)  # the one GCR rule (core.metrics)
 
 
 def check_vh_goal(graph: VHGraph, vh_goal: Mapping[str, Any], executed: Sequence[str] = ()) -> GoalCheck:

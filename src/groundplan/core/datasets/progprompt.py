@@ -35,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
+from groundplan.core.metrics import gcr as condition_recall
+from groundplan.core.metrics import sr as success_rate
 from groundplan.core.task import Task
 from groundplan.datadir import data_dir
 from groundplan.errors import DatasetError
@@ -193,8 +195,8 @@ def progprompt_eval(initial: VHGraph, gt_final: VHGraph, final: VHGraph) -> Prog
     rf, sf = _class_sets(final)
     uns = sorted(((rg - ri) - (rf - ri)) | ((sg - si) - (sf - si)))
     total = len(rg - ri) + len(sg - si)
-    gcr = 1 - len(uns) / total if total else 1.0
-    return ProgPromptScore(gcr >= 1.0, gcr, tuple(uns), total)
+    recall = condition_recall(total - len(uns), total)  # the one GCR/SR rule (core.metrics)
+    return ProgPromptScore(success_rate(recall), recall, tuple(uns), total)
 
 
 def conditions_formula(relations: Iterable[str], states: Iterable[str]) -> str:

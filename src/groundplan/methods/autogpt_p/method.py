@@ -21,6 +21,7 @@ import time
 from dataclasses import replace
 from typing import Any, ClassVar, Optional
 
+from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GoalError, GroundplanError
 from groundplan.llm.errors import LLMEndpointError, LLMError, ReplayMissError
@@ -184,7 +185,7 @@ class AutoGPTPBase(Method):
             # no plan: the initial state is the final state (an already-true goal passes)
             success = bool(task.goal) and evaluate_goal(gold_goal(task.goal), pt.domain, pt.problem,
                                                         pt.problem.init).success
-            metrics.update(cost=0.0, executed_steps=0, planned_steps=0, checked=bool(task.goal))
+            metrics.update(cost=0.0, **step_metrics(0, 0, success), checked=bool(task.goal))
             status = EpisodeStatus.SUCCESS if success else {
                 "unsolvable": EpisodeStatus.UNSOLVABLE, "timeout": EpisodeStatus.TIMEOUT,
                 "error": EpisodeStatus.ERROR}.get(out.status if out else "", EpisodeStatus.NO_PLAN)
@@ -264,7 +265,7 @@ class AutoGPTPBase(Method):
         metrics = {
             "tool_calls": len(out.tools), "tools": [f"{t.tool} {t.parameter}".strip() for t in out.tools],
             "ended_by": out.ended_by, "cost": mem.cost, "last_plan_cost": mem.last_plan_cost, "gcr": gcr,
-            "executed_steps": len(mem.executed), "planned_steps": len(mem.executed),
+            **step_metrics(len(mem.executed), len(mem.executed), success),
             "alternatives": [f"{a}->{b}" for a, b in mem.alternatives], "request": mem.request,
             # the original's own definitions (its logs): plan costs minimal = last plan's cost
             # <= min_costs; tool costs minimal = tool calls <= min_tool_calls

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from groundplan.core.metrics import step_metrics
 from groundplan.limits import current as current_limits
 from groundplan.methods.brainbody.agents import PASS, Body, Brain, BrainContext
 
@@ -80,10 +81,10 @@ def brainbody_loop(task: str, brain: Brain, body: Body, env, *, K: int, recorder
 
 
 def episode_metrics(res: LoopResult, score, extra: Optional[dict] = None) -> dict:
-    planned = len(res.commands)
-    return {"gcr": score.gcr, "exec": (res.executed / planned) if planned else 0.0, "executed_steps": res.executed,
-            "planned_steps": planned, "feedback_loops": res.feedback_loops, "passes": res.passes,
-            "plan_steps": len(res.plan), **(extra or {})}
+    """The loop's record: steps = commands sent to the actuator (EXEC and GCR by
+    ``core.metrics``), feedback loops, passes."""
+    return {**step_metrics(res.executed, len(res.commands), score.success, score.gcr),
+            "feedback_loops": res.feedback_loops, "passes": res.passes, "plan_steps": len(res.plan), **(extra or {})}
 
 
 __all__ = ["MAX_STEPS", "LoopResult", "brainbody_loop", "episode_metrics", "PASS"]

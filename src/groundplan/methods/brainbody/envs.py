@@ -18,6 +18,7 @@ from typing import Sequence
 
 from groundplan.core.datasets.eai import check_vh_goal
 from groundplan.core.datasets.progprompt import progprompt_eval
+from groundplan.core.metrics import goal_result
 from groundplan.core.task import Task
 from groundplan.methods.brainbody.environment import Environment, Outcome, Score
 from groundplan.methods.brainbody.tabletop import TabletopEnv
@@ -139,16 +140,20 @@ class VHEnv:
         ex = self.task.extras
         if ex.get("final_graph_file"):
             gt = read_vh_graph_file(ex["final_graph_file"])
-            s = progprompt_eval(self.initial, gt, final)
-            return Score(s.sr, s.gcr, {"unsatisfied": list(s.unsatisfied), "conditions": s.total})
+            return _score(progprompt_eval(self.initial, gt, final))
         if ex.get("vh_goal") is not None:
-            c = check_vh_goal(final, ex["vh_goal"], self.executed)
-            return Score(c.success, c.gcr, {"unsatisfied": list(c.unsatisfied), "conditions": c.total})
+            return _score(check_vh_goal(final, ex["vh_goal"], self.executed))
         if self.task.goal:
-            rep = evaluate_goal(parse_goal(self.task.goal), self.world.domain, self.world.problem,
-                                self.session.facts)
-            return Score(rep.success, rep.gcr, {"unsatisfied": list(rep.unsatisfied)})
+            return _score(evaluate_goal(parse_goal(self.task.goal), self.world.domain, self.world.problem,
+                                        self.session.facts))
         return Score(False, 0.0, {"unsatisfied": ["no goal"]})
+
+
+def _score(report) -> Score:
+    """Any goal evaluator's record read through ``core.metrics.goal_result`` (one success /
+    GCR reading for ProgPrompt's eval, EAI's goal check and a PDDL goal report)."""
+    r = goal_result(report)
+    return Score(r.success, r.gcr, r.detail())
 
 
 _ID_LESS = re.compile(r"<([^<>]+)>(?!\s*\()")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from groundplan.core.episode import EMPTY_USAGE
+from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError, PDDLSyntaxError
 from groundplan.methods.base import (
@@ -148,9 +149,8 @@ def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext
                     goal=goal)
     metrics["planned"] = True
     val = validate_plan(inputs.gold.domain, inputs.gold.problem, res.plan)
-    metrics.update(valid_on_gold=val.valid, gcr=val.gcr, cost=val.cost, planned_steps=val.planned,
-                   executed_steps=val.executed, exec=(val.executed / val.planned) if val.planned else 1.0,
-                   plan_steps=len(res.plan))
+    metrics.update(valid_on_gold=val.valid, cost=val.cost, plan_steps=len(res.plan),
+                   **step_metrics(val.executed, val.planned, val.valid, val.gcr))
     rec.event("check", against="gold problem", success=val.valid, gcr=val.gcr, reason=val.message(),
               unsatisfied=val.unsatisfied)
     if val.valid:

@@ -18,6 +18,7 @@ import time
 from typing import Any, ClassVar
 
 from groundplan.core.datasets.alfred_sample import AlfredSample
+from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.methods.base import (
@@ -89,6 +90,7 @@ class RobLMMethod(Method):
                    for o in run.outcomes))
         metrics = {"action_accuracy": acc.actions, "argument_accuracy": acc.arguments, "full_plan_accuracy": acc.full,
                    "subtask": subtask_success(gold, run), "executed": run.executed, "planned": len(steps),
+                   **step_metrics(run.executed, len(steps), success),
                    "parse_problems": problems, "context": kind, "generation_seconds": gen_s}
         status = EpisodeStatus.SUCCESS if success else EpisodeStatus.FAILURE
         return Episode(task.id, self.name, status.value, success, goal=task.goal,

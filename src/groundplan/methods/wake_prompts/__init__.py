@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Literal, Mapping, Optional
 
+from groundplan.core.metrics import step_metrics
+from groundplan.core.config import config_from
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.llm.errors import LLMError
@@ -61,6 +63,28 @@ FEEDBACK_MODES = ("none", "auto")
 ENV_SOURCES = ("llm", "executor")
 
 
+_OPT = WakeOptions()
+
+
+@dataclass(frozen=True)
+class WakeSettings:
+    """The settings a run gives ``wake_prompts`` (``RunContext.config``), checked by
+    ``config_from``; ``WakeConfig.from_mapping`` turns them into the method's configuration."""
+
+    prompts: str = "project"
+    feedback: Literal["none", "auto"] = "none"
+    max_feedback: int = 5
+    env_source: Literal["llm", "executor"] = "llm"
+    constrained: bool = _OPT.constrained
+    temperature: float = _OPT.temperature
+    max_tokens: int = _OPT.max_tokens
+    context_tokens: int = _OPT.context_tokens
+    history_tokens: Optional[int] = _OPT.history_tokens
+    pin_environment_before: bool = _OPT.pin_environment_before
+    constraint: Literal["grammar", "json_schema"] = "grammar"
+    units: bool = _OPT.units
+
+
 @dataclass(frozen=True)
 class WakeConfig:
     prompts: str = "project"
@@ -71,30 +95,12 @@ class WakeConfig:
 
     @classmethod
     def from_mapping(cls, cfg: Mapping[str, Any], *, seed: Optional[int] = 0) -> "WakeConfig":
-        known = {"prompts", "feedback", "max_feedback", "env_source", "constrained", "temperature", "max_tokens",
-                 "context_tokens", "history_tokens", "pin_environment_before", "constraint", "units"}
-        unknown = sorted(set(cfg) - known)
-        if unknown:
-            raise ConfigError(f"wake_prompts: unknown configuration key '{unknown[0]}' (known: {', '.join(sorted(known))})")
-        fb = str(cfg.get("feedback", "none"))
-        if fb not in FEEDBACK_MODES:
-            raise ConfigError(f"wake_prompts: feedback must be one of {', '.join(FEEDBACK_MODES)}, not '{fb}'")
-        src = str(cfg.get("env_source", "llm"))
-        if src not in ENV_SOURCES:
-            raise ConfigError(f"wake_prompts: env_source must be one of {', '.join(ENV_SOURCES)}, not '{src}'")
-        d = WakeOptions()
-        hist = cfg.get("history_tokens")
-        opts = WakeOptions(constrained=bool(cfg.get("constrained", d.constrained)),
-                           temperature=float(cfg.get("temperature", d.temperature)), seed=seed,
-                           max_tokens=int(cfg.get("max_tokens", d.max_tokens)),
-                           context_tokens=int(cfg.get("context_tokens", d.context_tokens)),
-                           history_tokens=None if hist is None else int(hist),
-                           pin_environment_before=bool(cfg.get("pin_environment_before", d.pin_environment_before)),
-                           constraint=str(cfg.get("constraint", d.constraint)),
-                           units=bool(cfg.get("units", d.units)))
-        if opts.constraint not in ("grammar", "json_schema"):
-            raise ConfigError(f"wake_prompts: constraint must be grammar or json_schema, not '{opts.constraint}'")
-        return cls(str(cfg.get("prompts", "project")), fb, int(cfg.get("max_feedback", 5)), src, opts)
+        st = config_from(WakeSettings, cfg, owner="wake_prompts")
+        opts = WakeOptions(constrained=st.constrained, temperature=st.temperature, seed=seed, max_tokens=st.max_tokens,
+                           context_tokens=st.context_tokens, history_tokens=st.history_tokens,
+                           pin_environment_before=st.pin_environment_before, constraint=st.constraint,
+                           units=st.units)
+        return cls(st.prompts, st.feedback, st.max_feedback, st.env_source, opts)
 
 
 def make_world(task: Task) -> tuple[WakeWorld, Affordances | None]:
@@ -197,6 +203,7 @@ class WakePlanner:
 class WakePrompts(Method):
     skillsets = frozenset({"lfo", "virtualhome"})
     requirement = "Wake et al.'s prompts exist for the learning-from-observation and VirtualHome action sets"
+    config_class = WakeSettings
     description = ("Wake et al.: six-turn JSON task planning with environment chaining and automatic feedback "
                    "(lfo and virtualhome action sets)")
 
@@ -235,8 +242,8 @@ class WakePrompts(Method):
         metrics = {
             "executable": executable, "correct": correct, "feedback_rounds": sum(r.rounds for r in results),
             "rounds": [r.rounds for r in results], "solved": [r.solved for r in results],
-            "exec": executed / planned if planned else 0.0, "executed_steps": executed, "planned_steps": planned,
-            "gcr": final.goal.gcr if final.goal else None, "cost": float(executed),
+            **step_metrics(executed, planned, success), "gcr": final.goal.gcr if final.goal else None,
+            "cost": float(executed),
             "env_match": sum(env_matches) / len(env_matches) if env_matches else None,
             "env_before_ok": all(r.env_before_ok is not False for r in results),
             "questions": sum(len(r.questions) for r in results), "instructions": len(results),
