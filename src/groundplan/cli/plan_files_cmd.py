@@ -10,17 +10,16 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from groundplan.cli.console import fail_line, make_console
 from groundplan.errors import GroundplanError
 
-out = Console()
-err = Console(stderr=True)
+out = make_console()
+err = make_console(stderr=True)
 
 
 def _fail(msg: str, code: int = 2) -> None:
-    err.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True)
+    err.print(fail_line("error", str(msg)))
     raise typer.Exit(code)
 
 
@@ -48,14 +47,14 @@ def plan_files_command(domain: Optional[Path], problem: Optional[Path], *, as_js
         sys.stdout.write(json.dumps(result.to_json()) + "\n")
         raise typer.Exit(0 if result.status == "solved" else (2 if result.status == "invalid" else 1))
     for w in result.warnings:
-        err.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+        err.print(fail_line("warning", w))
     if result.status == "invalid":
         _fail(result.error or "invalid task")
     if result.status != "solved":
-        err.print(f"{result.status}: {escape(result.error or '')}", highlight=False, soft_wrap=True)
+        err.print(f"{result.status}: {result.error or ''}")
         raise typer.Exit(1)
     for step in result.plan:
-        out.print(step, highlight=False, markup=False)
+        out.print(step)
     cost = result.validation.cost if result.validation else result.cost
     out.print(f"; cost {cost:g}, {len(result.plan)} actions, {result.seconds * 1000:.0f} ms; "
               f"validated: {result.validation.message() if result.validation else 'n/a'}", highlight=False,
