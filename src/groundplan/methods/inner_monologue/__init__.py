@@ -29,6 +29,7 @@ import time
 from string import Template
 from typing import Any, Callable, ClassVar, Optional, Sequence
 
+from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
@@ -167,8 +168,8 @@ class InnerMonologueBase(Method):
         ok = bool(score.success)
         rec.event("result", success=ok, gcr=score.gcr, said_done=said_done)
         executed = attempted - failed
-        metrics = {"gcr": score.gcr, "exec": executed / attempted if attempted else 0.0, "executed_steps": executed,
-                   "planned_steps": attempted, "said_done": said_done, "checked": True, "tool_calls": 0,
+        metrics = {**step_metrics(executed, attempted, ok, score.gcr),
+                   "said_done": said_done, "checked": True, "tool_calls": 0,
                    "dialogue_lines": len(dialogue)}
         error = None if ok else ("step bound reached without 'done'; " if not said_done else "") + \
             "; ".join(map(str, score.detail.get("unsatisfied", [])))[:400]
