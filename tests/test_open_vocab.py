@@ -340,3 +340,17 @@ def test_affordances_doc_worked_example(monkeypatch):
         got = {_norm(x) for x in r.output.splitlines()}
         missing = [e for e in expected if _norm(e) not in got]
         assert not missing, (cmd, missing, r.output)
+
+
+def test_goal_error_names_the_map(tmp_path, planner):
+    """A goal argument lacking an affordance says where the class's affordances came from."""
+    from groundplan.sim.pipeline import build, plan_and_check
+
+    off = plan_and_check(build(_scene(tmp_path), infer="off"), "(on apple0 gizmo0)", planner)
+    assert off.status == "invalid"
+    assert off.error.endswith("(gizmo is in no object-affordance map; give gizmo 'support' in an --oam file, "
+                              "which extends the default map)")
+    inf = plan_and_check(build(_scene(tmp_path), infer="lexical"), "(on apple0 gizmo0)", planner)
+    assert "gizmo was inferred to have [carry, grasp]; give gizmo 'support'" in inf.error
+    known = plan_and_check(build(KITCHEN), "(inhand fridge0 human0)", planner)
+    assert "the map gives fridge [close, contain, enclosed-contain, open]; give fridge 'carry'" in known.error

@@ -88,6 +88,35 @@ def note_inferred(task: PlanningTask, recorder: Any) -> None:
                        inferred={c: list(a) for c, a in task.inferred.items()})
 
 
+def _affordance_hint(task: PlanningTask, exc: GoalError) -> str:
+    """For a goal argument of the wrong type in an affordance-typed domain: where the object's
+    class got its affordances (map or inference) and how to give it more."""
+    from groundplan.errors import GoalErrorKind
+
+    obj = task.scene.object(exc.obj) if exc.kind == GoalErrorKind.WRONG_TYPE and exc.obj else None
+    if obj is None or not task.skillset.affordance_types:
+        return ""
+    import re
+
+    affs = [t for t in sorted(task.domain.types.supertypes(obj.cls)) if t in _affordance_set()]
+    m = re.search(r"must be an? ([\w-]+)", str(exc))
+    need = f"'{m.group(1)}'" if m else "the affordance"
+    if obj.cls in task.inferred:
+        has = f"{obj.cls} was inferred to have [{', '.join(affs)}]"
+    elif affs:
+        has = f"the map gives {obj.cls} [{', '.join(affs)}]"
+    else:
+        has = f"{obj.cls} is in no object-affordance map"
+    return f" ({has}; give {obj.cls} {need} in an --oam file, which extends the default map)"
+
+
+@lru_cache(maxsize=1)
+def _affordance_set() -> frozenset[str]:
+    from groundplan.knowledge.affordances import affordance_names
+
+    return frozenset(affordance_names())
+
+
 def plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, check_text: Optional[str] = None,
                    timeout: Optional[float] = None, semantic: bool = False, typecheck: bool = True) -> PlanOutcome:
     import time
@@ -103,7 +132,8 @@ def plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, chec
             check_f = parse_goal(check_text)
             check_goal(check_f, task.domain, task.problem, typecheck=typecheck)
     except GoalError as exc:
-        return PlanOutcome("invalid", seconds=time.perf_counter() - t0, error=str(exc), warnings=task.warnings)
+        return PlanOutcome("invalid", seconds=time.perf_counter() - t0, error=str(exc) + _affordance_hint(task, exc),
+                           warnings=task.warnings)
     res: PlanResult = planner.plan(task.domain, task.problem.with_goal(goal), timeout=timeout)
     if res.status != PlanStatus.SOLVED:
         chk = None
