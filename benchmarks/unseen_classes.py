@@ -239,6 +239,7 @@ def main() -> int:
     ap.add_argument("--table2", action="store_true", help="also score the inference against AutoGPT+P's truth")
     ap.add_argument("--out", type=Path, default=Path("benchmarks/results/open_vocab"))
     ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--scenes", help="only these scenes (comma-separated names, e.g. garage)")
     ap.add_argument("--tune", action="store_true", help="leave-one-out tuning on the default map, then stop")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -249,7 +250,8 @@ def main() -> int:
 
     planner = get_planner("fast-downward")
     items, skillset = load_suite()
-    args.out.mkdir(parents=True, exist_ok=True)
+    if args.scenes:
+        items = [it for it in items if it.scene.stem in args.scenes.split(",")]
     results = {}
     for config in args.configs.split(","):
         t0 = time.perf_counter()
@@ -261,8 +263,9 @@ def main() -> int:
         for r in res["rows"]:
             if not r["confirmed"]:
                 print(f"  {r['id']}: {r['error']}", file=sys.stderr)
-        (args.out / f"suite-{config}.json").write_text(json.dumps(res, indent=1) + "\n")
-    if "default" in results:
+        suffix = f"-{args.scenes.replace(',', '+')}" if args.scenes else ""
+        (args.out / f"suite-{config}{suffix}.json").write_text(json.dumps(res, indent=1) + "\n")
+    if "default" in results and not args.scenes:
         g = gold_scores(results["default"])
         results["default"]["vs_gold_map"] = g
         (args.out / "suite-default.json").write_text(json.dumps(results["default"], indent=1) + "\n")

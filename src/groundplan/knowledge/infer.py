@@ -178,10 +178,11 @@ class EmbeddingInferrer:
 
         names = tuple(known.classes)
         key = (names, self.template)
-        if key not in self._known_cache:
+        kv = self._known_cache.get(key)
+        if kv is None:  # one map's vectors kept (a local reference: safe if another thread replaces it)
+            kv = np.asarray(self._enc().encode([self._text(c) for c in names]))
             self._known_cache.clear()
-            self._known_cache[key] = np.asarray(self._enc().encode([self._text(c) for c in names]))
-        kv = self._known_cache[key]
+            self._known_cache[key] = kv
         if not classes or not names:
             return [[] for _ in classes]
         q = np.asarray(self._enc().encode([self._text(c) for c in classes]))
