@@ -110,10 +110,23 @@ def extract_problem(text: str) -> Optional[str]:
     return text[m.start():]
 
 
+def task_planner(ctx: RunContext):
+    """The run's planner as configured for PDDL tasks (groundplan.sim.pddl_task.file_planner:
+    no household object pruning, A* then lama-first), under the run's time bound."""
+    if ctx.planner is None:
+        return None
+    from groundplan.sim.pddl_task import file_planner
+
+    return file_planner(getattr(ctx.planner, "name", None), ctx.planner_timeout)
+
+
 def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext, rec: TraceRecorder, *,
-                    method: str, t0: float, usage=None, extra_metrics: Optional[dict[str, Any]] = None) -> Episode:
+                    method: str, t0: float, usage=None, extra_metrics: Optional[dict[str, Any]] = None,
+                    planner=None) -> Episode:
     """The rest of LLM+P once the LLM has answered: extract and check the problem, plan it
-    with the domain, validate the plan on the gold problem."""
+    with the domain (``planner``, default :func:`task_planner`), validate the plan on the
+    gold problem."""
+    planner = planner if planner is not None else task_planner(ctx)
     usage = usage if usage is not None else EMPTY_USAGE
     metrics: dict[str, Any] = {"checked": True, "problem_parsed": False, "planned": False, "valid_on_gold": False,
                                "gcr": 0.0, **(extra_metrics or {})}
@@ -137,9 +150,9 @@ def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext
     goal = generated.problem.goal.pddl() if generated.problem.goal is not None else None
     rec.event("goal", text=goal, source="generated problem", objects=len(generated.problem.objects),
               init=len(generated.problem.init), warnings=generated.warnings)
-    if ctx.planner is None:
+    if planner is None:
         return done(EpisodeStatus.ERROR, "no planner in the run context", goal=goal)
-    res = ctx.planner.plan(generated.domain, generated.problem, timeout=ctx.planner_timeout)
+    res = planner.plan(generated.domain, generated.problem, timeout=ctx.planner_timeout)
     rec.event("plan", status=res.status.value, steps=res.plan, cost=res.cost, seconds=round(res.seconds, 4),
               error=res.error)
     metrics["planner_seconds"] = round(res.seconds, 4)
@@ -203,11 +216,12 @@ class _LLMPBase(Method):
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
 
     def _max_tokens(self, inputs: LLMPInputs, cfg: dict) -> int:
-        """The answer budget: configured, else about 1.5x the in-context example's tokens
-        (a problem of the same domain; ~3 characters a token), else DEFAULT_MAX_TOKENS."""
+        """The answer budget: configured, else about 1.5x the tokens of the domain's example
+        problem (~3 characters a token; used as a length only, also when the prompt does not
+        show it), else DEFAULT_MAX_TOKENS."""
         if "max_tokens" in cfg:
             return int(cfg["max_tokens"])
-        if self.with_context and inputs.example_problem:
+        if inputs.example_problem:
             return min(DEFAULT_MAX_TOKENS, len(inputs.example_problem) // 2 + 256)
         return DEFAULT_MAX_TOKENS
 
@@ -263,4 +277,4 @@ class LLMPOracle(_LLMPBase):
 
 
 __all__ = ["LLMP", "LLMPNoContext", "LLMPGrammar", "LLMPOracle", "LLMPInputs", "task_inputs", "render_prompt", "extract_problem",
-           "solve_and_judge", "ANSWER_FILE", "DEFAULT_MAX_TOKENS"]
+           "solve_and_judge", "task_planner", "ANSWER_FILE", "DEFAULT_MAX_TOKENS"]

@@ -1,0 +1,136 @@
+"""LLM+P on the embedded model (SmolLM2-135M-Instruct, llama.cpp, one process, 1 thread) on a
+seeded sample of the LLM+P benchmark (K problems per domain), beside the oracle (the gold
+problem as the answer) and the paper's per-domain success rates.
+
+Every row runs through groundplan's benchmark runner, the same path as
+``groundplan bench run llmp --method M --llm embedded --threads 1 --task D/pNN ...``;
+episodes go to a results file (default results/llmp_embedded.sqlite, outside git) and a
+summary with each answer's first characters to benchmarks/results/llmp/embedded.jsonl.
+
+    .venv/bin/python benchmarks/llmp_embedded.py --per-domain 1 --seed 0 \\
+        --methods llm_p_oracle,llm_p,llm_p_gbnf,llm_p_noctx
+
+``--n-batch 1`` (default) evaluates the prompt one token at a time: on this machine the
+llama-cpp-python build crashes (SIGSEGV in llama_decode) on any batch of more than one token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from groundplan.bench.datasets.llmp import DOMAINS
+from groundplan.bench.executors import make_executor
+from groundplan.bench.runner import RunSpec, run_benchmark
+from groundplan.bench.store import ResultStore
+
+OUT = Path(__file__).parent / "results" / "llmp"
+
+
+def sample_ids(per_domain: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [f"{d}/p{i:02d}" for d in DOMAINS for i in sorted(rng.sample(range(1, 21), per_domain))]
+
+
+def run_method(method: str, ids: list[str], args) -> str:
+    from groundplan.llm import LLMConfig, resolve_config
+
+    llm = None
+    if method != "llm_p_oracle":
+        llm = resolve_config(LLMConfig(backend="embedded", n_threads=args.threads, cache=not args.no_cache,
+                                       extra={"n_batch": args.n_batch}))
+    spec = RunSpec("llmp", method, llm, (args.seed,), None, f"{method}@llmp-sample{args.per_domain}-s{args.seed}",
+                   "skip", "fast-downward", args.planner_timeout, {}, False, tuple(ids))
+    with ResultStore(args.db) as store:
+        summary = run_benchmark(spec, store, make_executor("local", workers=1))
+    print(f"{method}: {summary.total} episodes, success {summary.metrics.get('success') or 0:.3f}, "
+          f"{summary.wall_time:.0f} s", flush=True)
+    return summary.run_id
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--per-domain", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--methods", default="llm_p_oracle,llm_p,llm_p_gbnf,llm_p_noctx")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--n-batch", type=int, default=1)
+    ap.add_argument("--planner-timeout", type=float, default=30.0)
+    ap.add_argument("--no-cache", action="store_true")
+    ap.add_argument("--db", type=Path, default=Path("results") / "llmp_embedded.sqlite")
+    args = ap.parse_args()
+    args.db.parent.mkdir(parents=True, exist_ok=True)
+    ids = sample_ids(args.per_domain, args.seed)
+    print("sample:", " ".join(ids), flush=True)
+    load_before = os.getloadavg()
+    t0 = time.time()
+    run_ids = {m: run_method(m, ids, args) for m in args.methods.split(",")}
+    rows = []
+    with ResultStore(args.db) as store:
+        for method, rid in run_ids.items():
+            for ep in store.episodes([rid], with_trace=True):
+                answer = next((e.get("text") for e in (ep.trace or ()) if e.get("type") == "llm_call"), None)
+                rows.append({"method": method, "task": ep.task_id, "domain": ep.subset, "status": ep.status,
+                             "success": ep.success, "error": ep.error, "prompt_tokens": ep.prompt_tokens,
+                             "completion_tokens": ep.completion_tokens, "wall_time": round(ep.wall_time, 2),
+                             "answer_head": (answer or "")[:600]})
+    OUT.mkdir(parents=True, exist_ok=True)
+    with (OUT / "embedded.jsonl").open("w") as fh:
+        for r in rows:
+            fh.write(json.dumps(r) + "\n")
+    write_table(rows, args, ids, load_before, os.getloadavg(), time.time() - t0)
+    return 0
+
+
+def write_table(rows: list[dict], args, ids: list[str], load_before, load_after, seconds: float) -> None:
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    head = "| domain | " + " | ".join(methods) + " |"
+    lines = [head, "|---|" + "---|" * len(methods)]
+    for dom in (*DOMAINS, "all"):
+        cells = []
+        for m in methods:
+            rs = [r for r in rows if r["method"] == m and (dom == "all" or r["domain"] == dom)]
+            cells.append(f"{sum(r['success'] for r in rs)}/{len(rs)}" if rs else "-")
+        lines.append(f"| {dom} | " + " | ".join(cells) + " |")
+    status_lines = []
+    for m in methods:
+        rs = [r for r in rows if r["method"] == m]
+        counts: dict[str, int] = {}
+        for r in rs:
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        toks = [r["completion_tokens"] for r in rs]
+        secs = [r["wall_time"] for r in rs]
+        status_lines.append(f"- `{m}`: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+                            + (f"; median {statistics.median(toks):.0f} answer tokens, {statistics.median(secs):.0f} s "
+                               f"per task" if rs else ""))
+    text = "\n".join([
+        "## LLM+P on the embedded model (seeded sample)",
+        "",
+        "```bash",
+        f".venv/bin/python benchmarks/llmp_embedded.py --per-domain {args.per_domain} --seed {args.seed} "
+        f"--methods {','.join(methods)}",
+        "```",
+        "",
+        f"Sample ({len(ids)} problems, `random.Random({args.seed})`, {args.per_domain} per domain): "
+        + ", ".join(ids) + ".",
+        "",
+        *lines,
+        "",
+        *status_lines,
+        "",
+        f"SmolLM2-135M-Instruct (Q4_1, llama.cpp), one process, {args.threads} thread, prompt evaluated one token "
+        f"at a time (`--n-batch {args.n_batch}`), temperature 0; planner bound {args.planner_timeout:g} s. "
+        f"Load average before {load_before[0]:.1f}, after {load_after[0]:.1f}; {seconds / 60:.0f} min in all. "
+        "Per-episode rows with each answer's first 600 characters: `embedded.jsonl`.",
+    ])
+    (OUT / "embedded.md").write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
