@@ -11,11 +11,12 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT, needs_data
-from groundplan.testing import FakeOpenAI
 
 from groundplan.bench.store import ResultStore
 from groundplan.core.verdict import verdict_text
+from groundplan.testing import FakeOpenAI
 
 GP = [sys.executable, "-m", "groundplan.cli.main"]
 pytestmark = needs_data
@@ -71,3 +72,23 @@ def test_endpoint_error_in_process_keeps_the_trace(tmp_path):
             (row,) = list(store.episodes([summary.run_id]))
     assert summary.metrics["errors"] == 1 and summary.metrics["success"] == 0.0
     assert row.status == "error" and "context" in row.error
+
+
+@pytest.mark.embedded
+def test_embedded_prompt_longer_than_the_context_is_refused_before_evaluation():
+    """The embedded model counts the prompt with its own tokenizer (chat template applied)
+    and refuses one longer than its context before evaluating it; its default context is
+    SmolLM2's full 8192 tokens (benchmarks/prompt_lengths.py: every method's prompts fit)."""
+    from groundplan.llm import EmbeddedLLM, LLMConfig, LLMContextLengthError
+
+    assert EmbeddedLLM.from_config(LLMConfig()).n_ctx == 8192
+    llm = EmbeddedLLM(n_ctx=256, n_threads=1)
+    try:
+        with pytest.raises(LLMContextLengthError, match=r"prompt of \d+ tokens does not fit the context of 256 "
+                                                        r"tokens of the embedded model") as ei:
+            llm.chat("apple " * 400, max_tokens=4)
+        assert ei.value.prompt_tokens > 256 and ei.value.n_ctx == 256
+        assert llm.model_calls == 0
+        assert llm.chat("apple", max_tokens=2).text  # a prompt that fits still runs
+    finally:
+        llm.close()
