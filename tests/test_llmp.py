@@ -150,6 +150,12 @@ def test_bench_run_llmp_with_the_scripted_llm(tmp_path):
                         "llm_p_oracle", "--task", "grippers/p01", "--task", "blocksworld/p02", "--db", str(db),
                         "--no-progress"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
+    from groundplan.bench.store import ResultStore
+
+    with ResultStore(db) as store:
+        eps = {(e.method, e.task_id): e for run in store.runs() for e in store.episodes([run["run_id"]])}
+    assert eps[("llm_p", "grippers/p01")].status == "no_plan"
+    assert eps[("llm_p_oracle", "grippers/p01")].success and eps[("llm_p_oracle", "blocksworld/p02")].success
 
 
 def test_grammar_expresses_every_gold_problem_and_gbnf_method(tasks, planner):

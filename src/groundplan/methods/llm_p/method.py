@@ -117,7 +117,10 @@ def task_planner(ctx: RunContext):
         return None
     from groundplan.sim.pddl_task import file_planner
 
-    return file_planner(getattr(ctx.planner, "name", None), ctx.planner_timeout)
+    base = ctx.planner
+    while hasattr(base, "inner"):  # the runner's wrappers (object pruning, isolation)
+        base = base.inner
+    return file_planner(getattr(base, "name", None), ctx.planner_timeout)
 
 
 def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext, rec: TraceRecorder, *,
@@ -171,8 +174,18 @@ def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext
     return done(EpisodeStatus.FAILURE, f"on the gold problem: {val.message()}", res.plan, goal)
 
 
+@dataclass(frozen=True)
+class LLMPConfig:
+    """LLM+P's settings (checked up front by ``Method.configure``)."""
+
+    #: the answer budget (default: about 1.5x the domain's example problem, at most DEFAULT_MAX_TOKENS)
+    max_tokens: Optional[int] = None
+    temperature: float = 0.0
+
+
 class _LLMPBase(Method):
     prompt_package = "groundplan.prompts.llm_p"
+    config_class = LLMPConfig
     with_context = True
     skillsets = frozenset({"pddl"})
     needs_extras = ("domain_file", "problem_file")
