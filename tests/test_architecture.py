@@ -8,9 +8,31 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+
+import groundplan.bench.datasets as bench_datasets
+from groundplan.bench.executors import make_executor
+from groundplan.bench.runner import RunSpec, run_benchmark
+from groundplan.bench.store import ResultStore
+from groundplan.core.datasets import DatasetSpec, register
+from groundplan.core.episode import (
+    Episode,
+    EpisodeStatus,
+    RunContext,
+    TraceRecorder,
+    execute_and_score,
+    failed_episode,
+)
+from groundplan.core.task import Task
+from groundplan.errors import ConfigError
+from groundplan.llm import LLMConfig
+from groundplan.llm.types import UsageMeter
+from groundplan.methods.base import Method, available_methods, register_method
+from groundplan.sim.pipeline import build, plan_and_check
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "groundplan"
@@ -71,3 +93,67 @@ def test_a_broken_command_module_fails_loudly():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode != 0
     assert "import of groundplan.cli.bench_cmds halted" in r.stderr  # the ImportError, not swallowed
+
+
+# ---------------------------------------------------------------- the recipes, followed for real
+
+@dataclass(frozen=True)
+class EchoGoalConfig:
+    """Recipe "add a method", step 1: a frozen configuration dataclass."""
+
+    max_tokens: int = 40
+
+
+@register_method("test-echo-goal")
+class EchoGoal(Method):
+    """Recipe "add a method", step 1: the LLM writes the goal, the planner plans it, the
+    executor runs the plan, the check goal scores it."""
+
+    description = "test: the LLM's answer is the goal"
+    config_class: ClassVar[type] = EchoGoalConfig
+    needs_llm = True
+
+    def run(self, task: Task, ctx: RunContext) -> Episode:
+        cfg = self.configure(ctx.config)
+        rec = TraceRecorder()
+        meter = UsageMeter()
+        pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
+        answer = ctx.llm.chat(task.instruction, max_tokens=cfg.max_tokens, seed=ctx.seed, usage=meter)
+        rec.llm_call("goal", task.instruction, answer)
+        out = plan_and_check(pt, answer.text, ctx.planner, typecheck=False, timeout=ctx.planner_timeout)
+        if out.status != "solved":
+            return failed_episode(task, self.name, EpisodeStatus.NO_PLAN, out.error or out.status, seed=ctx.seed,
+                                  trace=rec.freeze(), usage=meter.summary())
+        score = execute_and_score(pt, out.plan, task, rec)
+        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
+        return Episode(task.id, self.name, status.value, bool(score.success), goal=answer.text, plan=tuple(out.plan),
+                       metrics=score.metrics(), usage=meter.summary(), trace=rec.freeze(), seed=ctx.seed)
+
+
+def kitchen_rows() -> list[Task]:
+    """Recipe "add a dataset", step 1: a loader returning Tasks (here two rows on the bundled
+    kitchen scene, each with its check goal)."""
+    scene = str(ROOT / "examples" / "scenes" / "kitchen.yaml")
+    return [Task("apple", "test-kitchen-2", "bring me the apple", scene, "(inhand apple0 human0)",
+                 source="test:1"),
+            Task("coke", "test-kitchen-2", "bring me a coke", scene, "(inhand coke0 human0)", source="test:2")]
+
+
+def test_the_method_and_dataset_recipes_run_through_the_bench_runner(tmp_path):
+    # Recipe "add a dataset", step 2: register it (bench.datasets registers every shipped one
+    # the same way)
+    register(DatasetSpec("test-kitchen-2", "test@1", "two kitchen tasks", kitchen_rows))
+    assert "test-kitchen-2" in bench_datasets.DATASETS  # the registry bench run and the console list
+    assert "test-echo-goal" in available_methods()
+    llm = LLMConfig(backend="scripted", script=("(inhand apple0 human0)", "(inhand coke0 human0)"), cache=False)
+    spec = RunSpec("test-kitchen-2", "test-echo-goal", llm, planner_timeout=60.0)
+    with ResultStore(tmp_path / "results.sqlite") as store:
+        summary = run_benchmark(spec, store, make_executor("local", workers=1))
+        rows = list(store.episodes([summary.run_id], with_trace=True))
+    assert summary.total == 2 and summary.ran == 2 and not summary.invalid
+    assert summary.metrics["success"] == 1.0
+    assert {r.task_id: r.success for r in rows} == {"apple": True, "coke": True}
+    # and a bad setting is refused up front (the method's frozen config)
+    with ResultStore(tmp_path / "results.sqlite") as store, pytest.raises(ConfigError, match="max_token'"):
+        run_benchmark(RunSpec("test-kitchen-2", "test-echo-goal", llm, method_config={"max_token": 5}), store,
+                      make_executor("local", workers=1))

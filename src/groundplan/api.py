@@ -147,6 +147,7 @@ def run(method: str, instruction: str, scene: PathLike, *, skills: str = "househ
     why = cls.supports(t)
     if why is not None:
         raise MethodRefused(why)
+    cls.configure(config)  # an unknown setting or a bad value: ConfigError before anything runs
     own_llm = llm is None and cls.needs_llm
     if own_llm:
         llm = make_llm("embedded")

@@ -184,6 +184,7 @@ def prepare_run(spec: RunSpec, store: ResultStore) -> tuple[RunPlan, list[RowPro
         raise ConfigError("no seeds given")
     ds = get_dataset(spec.dataset)
     mcls = method_class(spec.method)
+    mcls.configure(spec.method_config)  # an unknown setting or a bad value: exit 2 before anything runs
     if mcls.needs_llm and (spec.llm is None or spec.llm.backend == "none"):
         raise ConfigError(f"method '{spec.method}' needs an LLM: pass --llm embedded|openai|replay|scripted")
     tasks = ds.loader()

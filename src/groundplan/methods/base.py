@@ -14,8 +14,9 @@ import importlib
 import pkgutil
 from abc import ABC, abstractmethod
 from importlib import resources
-from typing import Callable, ClassVar, Optional, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
+from groundplan.core.config import config_from
 from groundplan.core.episode import (
     EMPTY_USAGE,
     EVENT_TYPES,
@@ -57,6 +58,21 @@ class Method(ABC):
     needs_goal: ClassVar[bool] = False
     needs_extras: ClassVar[tuple[str, ...]] = ()
     requirement: ClassVar[str] = ""
+    #: the method's settings, a frozen dataclass (None: it takes none); ``configure`` builds it
+    config_class: ClassVar[Optional[type]] = None
+    #: this variant's defaults (an instance of ``config_class``; None: the class's own defaults)
+    default_config: ClassVar[Any] = None
+
+    @classmethod
+    def configure(cls, config: Optional[Mapping[str, Any]]) -> Any:
+        """The method's frozen configuration from a run's settings (``RunContext.config``).
+        An unknown key or a bad value is a ``ConfigError`` naming it (exit 2); the bench runner
+        calls this before any episode runs."""
+        if cls.config_class is None:
+            if config:
+                raise ConfigError(f"{cls.name}: takes no settings (got '{next(iter(config))}')")
+            return None
+        return config_from(cls.config_class, config, owner=cls.name, base=cls.default_config)
 
     @classmethod
     def supports(cls, task: "Task") -> Optional[str]:

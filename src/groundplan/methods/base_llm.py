@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 from typing import Optional
 
 from groundplan.core.datasets.progprompt import train_tasks
 from groundplan.core.task import Task
-from groundplan.errors import GroundplanError
+from groundplan.errors import ConfigError, GroundplanError
 from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
     Episode,
@@ -55,10 +56,25 @@ def read_commands(text: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class BaseLLMConfig:
+    #: example programs in the prompt
+    examples: int = 2
+    #: environment triplets shown
+    env_limit: int = 25
+    temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("examples", "env_limit"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"setting '{name}' must be at least 0, not {getattr(self, name)}")
+
+
 @register_method("base_llm")
 class BaseLLM(Method):
     description = "Base-LLM: one LLM writes the commands directly from the task (no Body, no feedback)"
     prompt_package = "groundplan.prompts.brainbody"
+    config_class = BaseLLMConfig
 
     @classmethod
     def supports(cls, task: Task) -> Optional[str]:
@@ -70,17 +86,17 @@ class BaseLLM(Method):
         meter = new_meter()
         if ctx.llm is None:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)", seed=ctx.seed)
-        cfg = {"examples": 2, "env_limit": 25, "temperature": 0.0, **dict(ctx.config or {})}
+        cfg: BaseLLMConfig = self.configure(ctx.config)
         try:
             env = make_env(task)
             spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
             prompt = load("base_llm.txt").substitute(
                 agent=getattr(env, "agent", "a virtual agent"),
                 syntax=spec["syntax"] if spec else "<char0> [action] <object> <object>",
-                examples=spec["program_examples"] if spec else vh_program_examples(int(cfg["examples"])),
+                examples=spec["program_examples"] if spec else vh_program_examples(cfg.examples),
                 objects=", ".join(env.object_list()), actions=", ".join(env.actions),
-                environment=env.environment_info(task.instruction, int(cfg["env_limit"])), task=task.instruction)
-            c = ctx.llm.chat(prompt, max_tokens=240, temperature=float(cfg["temperature"]), seed=ctx.seed,
+                environment=env.environment_info(task.instruction, cfg.env_limit), task=task.instruction)
+            c = ctx.llm.chat(prompt, max_tokens=240, temperature=cfg.temperature, seed=ctx.seed,
                              stop=("High-level Instruction", "\n\n\n"), usage=meter)
             rec.llm_call("program", prompt, c)
             commands = read_commands(c.text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from groundplan.core.config import NoSettings
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.methods.base import (
@@ -31,6 +32,7 @@ _PLANNER_STATUS = {
 @register_method("oracle")
 class Oracle(Method):
     needs_llm = False
+    config_class = NoSettings
     description = "plans the dataset's gold goal (no LLM): the pipeline's ceiling"
     needs_goal = True
     requirement = "the oracle plans that goal itself"

@@ -19,12 +19,13 @@ from __future__ import annotations
 import random
 import re
 import time
+from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from groundplan.core.datasets.progprompt import pythonic_plans, split_graphs
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
-from groundplan.errors import GroundplanError
+from groundplan.errors import ConfigError, GroundplanError
 from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
     Episode,
@@ -230,6 +231,17 @@ def execute_program(program: str, env: VHEnv, agent: "_Agent", ask: Callable[[st
     return res, total
 
 
+@dataclass(frozen=True)
+class ProgPromptConfig:
+    #: example programs in the prompt (the paper's default: 3)
+    examples: int = 3
+    temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.examples < 0:
+            raise ConfigError(f"setting 'examples' must be at least 0, not {self.examples}")
+
+
 @register_method("progprompt")
 class ProgPrompt(Method):
     description = "ProgPrompt: pythonic program with assert/else recovery, parsed and executed step by step"
@@ -237,6 +249,7 @@ class ProgPrompt(Method):
     skillsets = frozenset({"virtualhome"})
     needs_goal = True
     requirement = "ProgPrompt writes VirtualHome programs over a VirtualHome graph"
+    config_class = ProgPromptConfig
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
 
@@ -248,17 +261,17 @@ class ProgPrompt(Method):
         if task.skillset != "virtualhome":
             return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, "ProgPrompt runs on VirtualHome tasks",
                                   seed=ctx.seed)
-        cfg = {"examples": 3, "temperature": 0.0, **dict(ctx.config or {})}
+        cfg: ProgPromptConfig = self.configure(ctx.config)
         try:
             env = VHEnv(task)
             prompt = program_prompt(sorted({n.class_name for n in env.initial.nodes}), task.instruction,
-                                    int(cfg["examples"]), new_env=task.extras.get("split") in ("env1", "env2"))
+                                    cfg.examples, new_env=task.extras.get("split") in ("env1", "env2"))
             # The original (a completion model) stops at "def ", the next example's header. A chat
             # model often opens its answer by repeating the task's "def task():" line (bare or in a
             # code fence): that stop would end the answer before its body. So the answer ends at
             # a blank-line-separated next "def " or the fence's end, and extract_program keeps
             # the first function's body only.
-            c = ctx.llm.chat(prompt, max_tokens=600, temperature=float(cfg["temperature"]),
+            c = ctx.llm.chat(prompt, max_tokens=600, temperature=cfg.temperature,
                              stop=PROGRAM_STOP, seed=ctx.seed, usage=meter)
             rec.llm_call("program", prompt, c)
             program = extract_program(c.text)

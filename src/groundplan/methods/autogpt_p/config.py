@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
+from groundplan.core.config import config_from
 from groundplan.errors import ConfigError
 
 GOAL_MODES = ("auto", "free", "constrained")
@@ -79,14 +80,11 @@ class AutoGPTPConfig:
         return self.max_rounds_in_loop if in_loop else self.max_rounds
 
     def updated(self, overrides: Mapping[str, Any]) -> "AutoGPTPConfig":
-        """A copy with ``overrides`` (e.g. a run's method configuration); unknown keys are an error."""
+        """A copy with ``overrides`` (e.g. a run's settings); an unknown key or a bad value is a
+        ConfigError naming it."""
         if not overrides:
             return self
-        known = {f.name for f in fields(self)}
-        unknown = sorted(set(overrides) - known)
-        if unknown:
-            raise ConfigError(f"autogpt_p: unknown setting '{unknown[0]}' (known: {', '.join(sorted(known))})")
-        return replace(self, **dict(overrides))
+        return config_from(AutoGPTPConfig, overrides, owner="autogpt_p", base=self)
 
 
 __all__ = ["AutoGPTPConfig", "GOAL_MODES", "ALTERNATIVE_MODES"]

@@ -79,10 +79,11 @@ class AutoGPTPBase(Method):
     skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"household"})
     requirement: ClassVar[str] = "AutoGPT+P plans over its household capabilities and an object-affordance map"
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.autogpt_p"
-    defaults: ClassVar[AutoGPTPConfig] = AutoGPTPConfig()
+    config_class = AutoGPTPConfig
+    default_config: ClassVar[AutoGPTPConfig] = AutoGPTPConfig()
 
     def config(self, ctx: RunContext) -> AutoGPTPConfig:
-        return self.defaults.updated(dict(ctx.config or {}))
+        return self.configure(ctx.config)
 
     def dialogue(self, ctx: RunContext, cfg: AutoGPTPConfig, meter: UsageMeter, rec: TraceRecorder) -> Dialogue:
         assert ctx.llm is not None
@@ -294,13 +295,13 @@ class AutoGPTP(AutoGPTPBase):
 @register_method("autogpt_p_no_correction")
 class AutoGPTPNoCorrection(AutoGPTPBase):
     description = "AutoGPT+P without self-correction (one goal per Plan-tool call; Tables V/VI)"
-    defaults = AutoGPTPConfig(self_correction=False)
+    default_config = AutoGPTPConfig(self_correction=False)
 
 
 @register_method("autogpt_p_naive_alternative")
 class AutoGPTPNaiveAlternative(AutoGPTPBase):
     description = "AutoGPT+P with the paper's naive alternative suggestion (Table III baseline)"
-    defaults = AutoGPTPConfig(alternative="naive")
+    default_config = AutoGPTPConfig(alternative="naive")
 
 
 __all__ = ["AutoGPTP", "AutoGPTPNoCorrection", "AutoGPTPNaiveAlternative", "AutoGPTPBase", "task_mode", "MODES"]

@@ -3,7 +3,8 @@ natural-language steps, a Body-LLM maps each to one low-level command or ``<pass
 simulator's (or controller's) error on a failed command goes back to the Brain, which replans
 from the error step, at most K times (Algorithm 1).
 
-Registered variants (configuration keys in ``RunContext.config`` override the defaults):
+Registered variants (settings in ``RunContext.config`` override the variant's defaults; an unknown
+setting or a bad value is a ConfigError, exit 2):
 
 | method | Brain | Body | K |
 |---|---|---|---|
@@ -13,7 +14,7 @@ Registered variants (configuration keys in ``RunContext.config`` override the de
 | ``brainbody_gbnf`` | LLM | LLM under a grammar (``<pass>`` or a well-formed command; groundplan's option for small models, not in the paper) | 3 |
 | ``brainbody_oracle`` | gold plan | gold command per step | 3 (proves the loop) |
 
-Config keys: ``K``, ``brain`` (llm / oracle), ``body`` (llm / embedding / oracle),
+Settings (``BrainBodyConfig``): ``K``, ``brain`` (llm / oracle), ``body`` (llm / embedding / oracle),
 ``planning_examples`` (how many), ``execution_examples``, ``env_limit`` (triplets shown),
 ``temperature``, ``constrained`` (grammar-constrained Body).
 """
@@ -22,11 +23,12 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, ClassVar, Mapping, Optional
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Optional
 
 from groundplan.core.datasets.progprompt import train_tasks
 from groundplan.core.task import Task
-from groundplan.errors import GroundplanError
+from groundplan.errors import ConfigError, GroundplanError
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -134,34 +136,51 @@ def environment_refusal(name: str, task: Task) -> Optional[str]:
 # ------------------------------------------------------------------------------- method
 
 
+@dataclass(frozen=True)
+class BrainBodyConfig:
+    """BrainBody-LLM's settings (``bench run ... --method brainbody`` options)."""
+
+    #: replanning rounds after a simulator error (Algorithm 1's K; 0 = no feedback)
+    K: int = 3
+    brain: Literal["llm", "oracle"] = "llm"
+    body: Literal["llm", "embedding", "oracle"] = "llm"
+    #: the Body answers under a grammar (one well-formed command or <pass>); not in the paper
+    constrained: bool = False
+    planning_examples: int = 2
+    execution_examples: int = 6
+    #: environment triplets shown to the Brain
+    env_limit: int = 25
+    temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("K", "planning_examples", "execution_examples", "env_limit"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"setting '{name}' must be at least 0, not {getattr(self, name)}")
+
+
 class BrainBodyMethod(Method):
-    defaults: ClassVar[Mapping[str, Any]] = {"K": 3, "brain": "llm", "body": "llm"}
+    config_class = BrainBodyConfig
+    default_config: ClassVar[BrainBodyConfig] = BrainBodyConfig()
     prompt_package = "groundplan.prompts.brainbody"
 
     @classmethod
     def supports(cls, task: Task) -> Optional[str]:
         return environment_refusal(cls.name, task)
 
-    def _config(self, ctx: RunContext) -> dict[str, Any]:
-        cfg = {"planning_examples": 2, "execution_examples": 6, "env_limit": 25, "temperature": 0.0}
-        cfg.update(self.defaults)
-        cfg.update(dict(ctx.config or {}))
-        return cfg
-
     def run(self, task: Task, ctx: RunContext) -> Episode:
         t0 = time.perf_counter()
-        cfg = self._config(ctx)
+        cfg: BrainBodyConfig = self.configure(ctx.config)
         rec = TraceRecorder()
         meter = new_meter()
-        if "llm" in (cfg["brain"], cfg["body"]) and ctx.llm is None:
+        if "llm" in (cfg.brain, cfg.body) and ctx.llm is None:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)",
                                   seed=ctx.seed)
         try:
             env = make_env(task)
             spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
             brain, body = self._roles(task, ctx, cfg, env, spec, meter, rec)
-            res = brainbody_loop(task.instruction, brain, body, env, K=int(cfg["K"]), recorder=rec,
-                                 agent=getattr(env, "agent", "a virtual agent"), env_limit=int(cfg["env_limit"]))
+            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec,
+                                 agent=getattr(env, "agent", "a virtual agent"), env_limit=cfg.env_limit)
             score = env.score()
         except GroundplanError as exc:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
@@ -170,8 +189,7 @@ class BrainBodyMethod(Method):
         status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
         return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal,
                        plan=tuple(res.commands),
-                       metrics=episode_metrics(res, score, {"K": int(cfg["K"]), "brain": cfg["brain"],
-                                                            "body": cfg["body"]}),
+                       metrics=episode_metrics(res, score, {"K": cfg.K, "brain": cfg.brain, "body": cfg.body}),
                        usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
                        error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
                        seed=ctx.seed)
@@ -179,30 +197,30 @@ class BrainBodyMethod(Method):
     def _roles(self, task, ctx, cfg, env, spec, meter, rec):
         gold = None
         oracle_brain = oracle_body = None
-        if "oracle" in (cfg["brain"], cfg["body"]):
+        if "oracle" in (cfg.brain, cfg.body):
             if hasattr(env, "oracle_roles"):
                 oracle_brain, oracle_body = env.oracle_roles()
             else:
                 gold = gold_plan(task)
                 oracle_brain, oracle_body = OracleBrain(gold), OracleBody(gold)
-        temp = float(cfg["temperature"])
-        if cfg["brain"] == "oracle":
+        temp = cfg.temperature
+        if cfg.brain == "oracle":
             brain = oracle_brain
         else:
-            plan_ex = spec["planning_examples"] if spec else vh_planning_examples(int(cfg["planning_examples"]))
+            plan_ex = spec["planning_examples"] if spec else vh_planning_examples(cfg.planning_examples)
             fb_ex = spec["feedback_examples"] if spec else _vh_feedback_examples()
             brain = LLMBrain(ctx.llm, plan_ex, fb_ex, meter, rec, temperature=temp, seed=ctx.seed)
         agent = getattr(env, "agent", "a virtual agent")
-        if cfg["body"] == "oracle":
+        if cfg.body == "oracle":
             body = oracle_body
-        elif cfg["body"] == "embedding":
+        elif cfg.body == "embedding":
             render = spec["render"] if spec else (lambda a, objs: "<char0> [" + a + "]" + "".join(f" <{o}>" for o in objs))
             body = EmbeddingBody(list(env.actions), env.object_list(), render)
         else:
-            ex = spec["execution_examples"] if spec else vh_execution_examples(int(cfg["execution_examples"]))
+            ex = spec["execution_examples"] if spec else vh_execution_examples(cfg.execution_examples)
             syntax = spec["syntax"] if spec else "<char0> [action] <object> <object>"
             grammar = None
-            if cfg.get("constrained"):
+            if cfg.constrained:
                 prefix = spec["syntax"].split(" ")[0] if spec else "<char0>"
                 objs = env.object_list() + [o.lower() for o in env.object_list()]
                 grammar = body_grammar(list(env.actions), objs, prefix)
@@ -218,32 +236,31 @@ def _vh_feedback_examples() -> str:
 @register_method("brainbody")
 class BrainBody(BrainBodyMethod):
     description = "BrainBody-LLM: Brain-LLM plans, Body-LLM maps steps to commands, simulator errors fed back (K=3)"
-    defaults = {"K": 3, "brain": "llm", "body": "llm"}
 
 
 @register_method("brainbody_nofb")
 class BrainBodyNoFeedback(BrainBodyMethod):
     description = "BrainBody-LLM without feedback (K=0)"
-    defaults = {"K": 0, "brain": "llm", "body": "llm"}
+    default_config = BrainBodyConfig(K=0)
 
 
 @register_method("brainbody_embed")
 class BrainBodyEmbedding(BrainBodyMethod):
     description = "BrainBody-LLM with embedding matching (MiniLM) as the Body"
-    defaults = {"K": 3, "brain": "llm", "body": "embedding"}
+    default_config = BrainBodyConfig(body="embedding")
 
 
 @register_method("brainbody_gbnf")
 class BrainBodyConstrained(BrainBodyMethod):
     description = "BrainBody-LLM whose Body answers under a grammar (<pass> or one well-formed command); not in the paper"
-    defaults = {"K": 3, "brain": "llm", "body": "llm", "constrained": True}
+    default_config = BrainBodyConfig(constrained=True)
 
 
 @register_method("brainbody_oracle")
 class BrainBodyOracle(BrainBodyMethod):
     description = "BrainBody loop with the gold plan as Brain and the gold command per step as Body (no LLM)"
     needs_llm = False
-    defaults = {"K": 3, "brain": "oracle", "body": "oracle"}
+    default_config = BrainBodyConfig(brain="oracle", body="oracle")
 
     @classmethod
     def supports(cls, task: Task) -> Optional[str]:
@@ -255,5 +272,5 @@ class BrainBodyOracle(BrainBodyMethod):
         return why
 
 
-__all__ = ["BrainBodyMethod", "BrainBody", "BrainBodyNoFeedback", "BrainBodyEmbedding", "BrainBodyOracle",
+__all__ = ["BrainBodyConfig", "BrainBodyMethod", "BrainBody", "BrainBodyNoFeedback", "BrainBodyEmbedding", "BrainBodyOracle",
            "vh_planning_examples", "vh_execution_examples", "gold_plan", "PASS"]

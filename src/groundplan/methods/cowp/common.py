@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Sequence
 
+from groundplan.core.config import NoSettings
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.llm.errors import LLMUnsupportedError
@@ -149,6 +150,7 @@ class CowpFamilyMethod(Method):
     episode, and the judged episode at the end."""
 
     needs_planner: ClassVar[bool] = False
+    config_class: ClassVar[Optional[type]] = NoSettings
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
     skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"dining"})
     needs_extras: ClassVar[tuple[str, ...]] = ("cowp_task", "trial", "trial_seed", "spawned", "appliances")

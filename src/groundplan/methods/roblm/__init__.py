@@ -7,7 +7,7 @@ fine-tuning, greedy / top-k top-p generation), grounding (navigation by A*, mani
 composite expansion, trying all instance matches), metrics (Fig. 5, Tables 2-3).
 groundplan.world.graph2nl builds the contexts, groundplan.bench.datasets.alfred the data.
 
-Config keys (``RunContext.config``): ``model`` (checkpoint directory, ``smollm2`` or ``tiny``;
+Settings (``RobLMConfig``, from ``RunContext.config``): ``model`` (checkpoint directory, ``smollm2`` or ``tiny``;
 default ``smollm2``), ``context`` (none, scene_knowledge, scene_graph, full; default
 scene_graph), ``sampling`` (greedy, top_k_top_p), ``max_new_tokens``. A task carries its
 ALFRED-style sample in ``extras["alfred"]`` (see ``task_from_sample``)."""
@@ -15,7 +15,8 @@ ALFRED-style sample in ``extras["alfred"]`` (see ``task_from_sample``)."""
 from __future__ import annotations
 
 import time
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 from groundplan.core.datasets.alfred_sample import AlfredSample
 from groundplan.core.metrics import step_metrics
@@ -43,8 +44,23 @@ def task_from_sample(sample: Any) -> Task:
                 skillset="alfred", subset=sample.category, extras={"alfred": sample.to_json()})
 
 
+@dataclass(frozen=True)
+class RobLMConfig:
+    #: checkpoint directory, ``smollm2`` (the bundled base model) or ``tiny``
+    model: str = "smollm2"
+    #: the Graph2NL scene context in the prompt
+    context: Literal["none", "scene_knowledge", "scene_graph", "full"] = "scene_graph"
+    sampling: Literal["greedy", "top_k_top_p"] = "greedy"
+    max_new_tokens: int = 72
+
+    def __post_init__(self) -> None:
+        if self.max_new_tokens < 1:
+            raise ConfigError(f"setting 'max_new_tokens' must be at least 1, not {self.max_new_tokens}")
+
+
 @register_method("roblm")
 class RobLMMethod(Method):
+    config_class = RobLMConfig
     skillsets = frozenset({"alfred"})
     needs_extras = ("alfred",)
     requirement = "RobLM's fine-tuned model plans ALFRED-style tasks (groundplan.bench.datasets.alfred)"
@@ -61,18 +77,17 @@ class RobLMMethod(Method):
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
         t0 = time.perf_counter()
-        cfg = dict(ctx.config)
+        cfg: RobLMConfig = self.configure(ctx.config)
         if "alfred" not in task.extras:
             return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED,
                                   "roblm runs on ALFRED-style tasks (extras['alfred'], see task_from_sample)")
         try:
             sample = AlfredSample.from_json(dict(task.extras["alfred"]), source=task.source)
             scene = sample.scene()
-            kind = cfg.get("context", "scene_graph")
+            kind = cfg.context
             prompt = sample_text(sample.goal_text, context(kind, scene, sample.target))
-            lm = self.model(str(cfg.get("model", "smollm2")))
-            sampling = Sampling(cfg.get("sampling", "greedy"), max_new_tokens=int(cfg.get("max_new_tokens", 72)),
-                                seed=ctx.seed)
+            lm = self.model(cfg.model)
+            sampling = Sampling(cfg.sampling, max_new_tokens=cfg.max_new_tokens, seed=ctx.seed)
             t_gen = time.perf_counter()
             output = generate(lm, [prompt], sampling, batch_size=1)[0]
             gen_s = time.perf_counter() - t_gen

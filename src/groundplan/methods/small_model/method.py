@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields
 from typing import Any, Mapping, Optional
 
+from groundplan.core.config import config_from
 from groundplan.core.task import Task
-from groundplan.errors import GoalError, GroundplanError
+from groundplan.errors import ConfigError, GoalError, GroundplanError, did_you_mean
 from groundplan.llm.minilm import shared_minilm
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import (
@@ -39,9 +40,23 @@ from groundplan.pddl.semantics import check_semantics
 from groundplan.sim.pipeline import build, plan_and_check
 
 
+@dataclass(frozen=True)
+class GoalSearchConfig:
+    """goalsearch's settings: every field of ``SearchOptions`` (the ablation's switches and
+    weights), given flat, plus its own two."""
+
+    search: SearchOptions = SearchOptions()
+    #: plan the next-ranked goal when one fails the checks or the planner (else only the first)
+    self_correction: bool = True
+    #: a MiniLM model directory (default: the bundled one)
+    minilm_dir: Optional[str] = None
+
+
+_OWN_SETTINGS = ("self_correction", "minilm_dir")
+
+
 def options_from(config: Mapping[str, Any]) -> SearchOptions:
-    names = {f.name for f in fields(SearchOptions)}
-    return replace(SearchOptions(), **{k: v for k, v in config.items() if k in names})
+    return GoalSearch.configure(config).search
 
 
 @register_method("goalsearch")
@@ -50,20 +65,35 @@ class GoalSearch(Method):
     description = ("small-model planning: enumerated candidate goals scored by MiniLM embeddings, retrieved examples "
                    "and LM log-probabilities; decomposition; self-correction by planning (issue 10)")
     prompt_package = "groundplan.prompts.small_model"
+    config_class = GoalSearchConfig
+
+    @classmethod
+    def configure(cls, config: Optional[Mapping[str, Any]]) -> GoalSearchConfig:
+        values = dict(config or {})
+        names = {f.name for f in fields(SearchOptions)}
+        unknown = [k for k in values if k not in names and k not in _OWN_SETTINGS]
+        if unknown:
+            known = sorted(names | set(_OWN_SETTINGS))
+            raise ConfigError(f"{cls.name}: unknown setting '{unknown[0]}'{did_you_mean(unknown[0], known)} "
+                              f"(known: {', '.join(known)})")
+        search = config_from(SearchOptions, {k: v for k, v in values.items() if k in names}, owner=cls.name)
+        return config_from(GoalSearchConfig, {k: v for k, v in values.items() if k not in names}, owner=cls.name,
+                           search=search)
 
     def __init__(self) -> None:
         self._searchers: dict[Any, GoalSearcher] = {}
         self._lock = threading.Lock()
 
-    def searcher(self, config: Mapping[str, Any]) -> GoalSearcher:
-        opts = options_from(config)
-        key = (opts, config.get("minilm_dir"))
+    def searcher(self, config: Mapping[str, Any] | GoalSearchConfig) -> GoalSearcher:
+        cfg = config if isinstance(config, GoalSearchConfig) else self.configure(config)
+        opts = cfg.search
+        key = (opts, cfg.minilm_dir)
         with self._lock:
             s = self._searchers.get(key)
             if s is None:
                 encoder = None
                 if opts.embeddings or opts.retrieval:
-                    encoder = shared_minilm(config.get("minilm_dir"))
+                    encoder = shared_minilm(cfg.minilm_dir)
                 s = self._searchers[key] = GoalSearcher(encoder, options=opts)
             return s
 
@@ -73,9 +103,9 @@ class GoalSearch(Method):
         meter = UsageMeter()
         if ctx.planner is None:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        config = dict(ctx.config or {})
-        self_correction = bool(config.get("self_correction", True))
         try:
+            config = self.configure(ctx.config)
+            self_correction = config.self_correction
             searcher = self.searcher(config)
             pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
             res = searcher.search(task.instruction, pt.domain, pt.problem,
