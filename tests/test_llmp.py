@@ -92,7 +92,7 @@ def test_broken_problem_is_no_plan_with_file_line_reason(tasks, planner):
     broken = gold.replace("(:init", "(:init\n(on-tabel b1)", 1)
     ep = get_method("llm_p").run(t, _ctx(planner, [broken]))
     assert ep.status == "no_plan" and not ep.success
-    assert "<LLM answer>:" in ep.error and "unknown predicate 'on-tabel' (did you mean 'on-table'?)" in ep.error
+    assert "<LLM answer>:7: init:" in ep.error and "unknown predicate 'on-tabel' (did you mean 'on-table'?)" in ep.error
     assert ep.metrics["problem_parsed"] is False
     ep = get_method("llm_p").run(t, _ctx(planner, ["I am sorry, I cannot write PDDL."]))
     assert ep.status == "no_plan" and ep.error == "the answer contains no (define (problem ...)) form"

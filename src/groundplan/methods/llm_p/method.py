@@ -144,8 +144,10 @@ def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext
     if problem_text is None:
         return done(EpisodeStatus.NO_PLAN, "the answer contains no (define (problem ...)) form")
     metrics["problem_chars"] = len(problem_text)
+    # padded with the answer's lines before it, so error lines count in the whole answer
+    padded = "\n" * answer[:answer.find(problem_text)].count("\n") + problem_text
     try:
-        generated = check_task(inputs.domain_text, problem_text, domain_file=inputs.domain_file,
+        generated = check_task(inputs.domain_text, padded, domain_file=inputs.domain_file,
                                problem_file=ANSWER_FILE)
     except PDDLSyntaxError as exc:
         return done(EpisodeStatus.NO_PLAN, f"the generated problem is not valid for the domain: {exc}")
