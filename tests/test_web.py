@@ -81,6 +81,7 @@ def test_bring_apple_streams_llm_call_goal_plan_steps_and_success(tmp_path):
     full = client.get("/api/results/episode", params={"db": "console", "run": runs[0]["run_id"],
                                                        "task": eps[0]["task_id"]}).json()
     assert [e["type"] for e in full["trace"]].count("step") == 3 and full["scene"]["name"] == "kitchen"
+    assert eps[0]["verdict"] == full["verdict"] == end["verdict"]  # stored with what was checked
 
 
 def test_wrong_goal_is_a_failure_and_a_gold_goal_is_checked(tmp_path):

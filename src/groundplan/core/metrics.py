@@ -200,6 +200,10 @@ class EpisodeMetrics:
     invalid: bool
     #: the episode ended in an error, a crash or a refusal (the method did not fail: it could not run)
     error: bool = False
+    #: what the verdict was judged on (groundplan.core.verdict): a check goal existed; else
+    #: whether the method's own goal held after execution (None: not evaluated)
+    checked: bool = True
+    own_goal_held: Optional[bool] = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -219,9 +223,13 @@ def _int(v: Any) -> Optional[int]:
 
 def episode_exec(ep: "Episode") -> float:
     """EXEC of an episode from its recorded steps (``executed_steps`` / ``planned_steps``);
-    an episode that recorded no steps planned none."""
+    an episode that recorded no steps planned none. Metrics read back from a results file
+    (the stored ``EpisodeMetrics``: ``exec`` without steps) keep their ``exec``; a method
+    that records ``exec`` without its steps is reported by ``disagreements``."""
     m = ep.metrics or {}
     success = bool(ep.success) and ep.status != INVALID
+    if m.get("planned_steps") is None and m.get("exec") is not None:
+        return float(m["exec"])
     return exec_rate(_int(m.get("executed_steps")) or 0, _int(m.get("planned_steps")) or 0, success)
 
 
@@ -246,7 +254,9 @@ def episode_metrics(ep: "Episode", task: "Task") -> EpisodeMetrics:
         situation_handled=situation_handled(met, success, m.get("objects_used"), accepted),
         cost=cost, min_costs=min_costs, tool_calls=tool_calls, llm_calls=u.calls,
         prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, tokens=u.total_tokens,
-        wall_time=round(float(ep.wall_time), 6), invalid=invalid, error=ep.status in ERROR_STATUSES)
+        wall_time=round(float(ep.wall_time), 6), invalid=invalid, error=ep.status in ERROR_STATUSES,
+        checked=True if m.get("checked") is None else bool(m["checked"]),
+        own_goal_held=None if m.get("own_goal_held") is None else bool(m["own_goal_held"]))
 
 
 def disagreements(ep: "Episode", task: "Task") -> list[str]:
