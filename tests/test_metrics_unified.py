@@ -61,6 +61,8 @@ def test_episode_metrics_recompute_exec_from_steps():
     assert M.episode_metrics(_ep(False, executed_steps=2, planned_steps=4), _task()).exec == 0.5
     assert M.episode_metrics(_ep(True), _task()).exec == 1.0  # no steps recorded: an empty plan
     assert M.episode_metrics(_ep(True, status="invalid", executed_steps=0, planned_steps=0), _task()).exec == 0.0
+    # metrics read back from a results file (the stored EpisodeMetrics: exec, no steps) keep their exec
+    assert M.episode_metrics(_ep(False, exec=0.5, gcr=0.0), _task()).exec == 0.5
     bad = _ep(False, executed_steps=0, planned_steps=0, exec=1.0)
     assert M.disagreements(bad, _task()) and "exec" in M.disagreements(bad, _task())[0]
     assert M.disagreements(_ep(False, **M.step_metrics(0, 0, False)), _task()) == []
