@@ -354,3 +354,38 @@ def test_goal_error_names_the_map(tmp_path, planner):
     assert "gizmo was inferred to have [carry, grasp]; give gizmo 'support'" in inf.error
     known = plan_and_check(build(KITCHEN), "(inhand fridge0 human0)", planner)
     assert "the map gives fridge [close, contain, enclosed-contain, open]; give fridge 'carry'" in known.error
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[2] / "shared" / "data" / "autogpt-p").is_dir(),
+                    reason="AutoGPT+P data (affordance questions) not present")
+def test_goal_cli_infers_with_the_runs_llm(tmp_path, monkeypatch):
+    """``groundplan goal --infer llm:yes-no``: the command's LLM answers AutoGPT+P's yes/no
+    questions for the classes the map lacks (cached per class), then proposes the goal."""
+    from typer.testing import CliRunner
+
+    import groundplan.llm as llm_mod
+    from groundplan.cli.main import app
+    from groundplan.llm.scripted import ScriptedLLM
+
+    questions: list[str] = []
+
+    def answer(req):
+        text = str(req)
+        if "Answer with Yes or No" in text or "yes or no" in text.lower():
+            questions.append(text)
+            return "Yes" if ("grasp" in text.lower() or "carr" in text.lower() or "lift" in text.lower()) else "No"
+        return "(inhand gizmo0 human0)"
+
+    monkeypatch.setattr(llm_mod, "build_llm", lambda config: ScriptedLLM(answer, check_constraints=False))
+    args = ["goal", "--scene", str(_scene(tmp_path)), "--instruction", "give me the gizmo", "--strategy", "prompt",
+            "--infer", "llm:yes-no", "--cache-dir", str(tmp_path / "cache")]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "(inhand gizmo0 human0)" in r.stdout
+    assert questions, "the LLM was asked about the unseen classes"
+    assert "affordances inferred for 2 classes" in r.output
+    cached = sorted(p.stem for p in (tmp_path / "cache" / "oam_infer" / "yes-no").rglob("*.json"))
+    assert cached == ["desk", "gizmo"]
+    n = len(questions)
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0 and len(questions) == n  # every class from the cache

@@ -217,17 +217,26 @@ def infer_cmd(
 def _llm_inferrer(backend: str, model: Optional[str], base_url: Optional[str], strategy: str,
                   cache_dir: Optional[Path], data: Optional[Path], threads: Optional[int] = None):
     """An LLMInferrer on the given backend with AutoGPT+P's affordance questions."""
+    from groundplan.llm import LLMConfig, build_llm
+
+    return llm_inferrer(build_llm(LLMConfig(backend=backend, model=model, base_url=base_url, n_threads=threads)),
+                        backend, strategy, cache_dir=cache_dir, data=data)
+
+
+def llm_inferrer(llm, backend: str, strategy: str, *, cache_dir: Optional[Path] = None, data: Optional[Path] = None):
+    """The run's LLM asking AutoGPT+P's ``strategy`` for the classes a map lacks, each class
+    once per (class, model, strategy): ``<LLM cache dir>/oam_infer`` unless ``cache_dir``."""
+    from groundplan.errors import ConfigError
     from groundplan.knowledge.infer import LLMInferrer
     from groundplan.knowledge.oam_llm import STRATEGIES, data_file, load_affordance_specs
-    from groundplan.llm import LLMConfig, build_llm, default_cache_dir
+    from groundplan.llm import default_cache_dir
 
     if strategy not in STRATEGIES:
-        _fail(f"--strategy must be one of {', '.join(STRATEGIES)}, not '{strategy}'")
+        raise ConfigError(f"affordance inference strategy must be one of {', '.join(STRATEGIES)}, not '{strategy}'")
     specs = load_affordance_specs(data_file(_root(data), "logical_specs" if strategy == "logical" else "specs"))
-    llm = build_llm(LLMConfig(backend=backend, model=model, base_url=base_url, n_threads=threads))
-    model_id = f"{backend}:{getattr(llm, 'model', None) or model or 'default'}"
+    model_id = f"{backend}:{getattr(llm, 'model', None) or 'default'}"
     return LLMInferrer(llm, strategy, specs, model_id, cache_dir=cache_dir or default_cache_dir() / "oam_infer",
                        constrained=backend == "embedded")
 
 
-__all__ = ["oam_app"]
+__all__ = ["oam_app", "llm_inferrer"]

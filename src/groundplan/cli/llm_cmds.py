@@ -163,7 +163,8 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
                  oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map(s) extending the default"),
                  oam_replace: bool = typer.Option(False, "--oam-replace", help="the --oam files replace the default map"),
                  infer: str = typer.Option("default", "--infer", help="affordances for classes the map lacks: default, "
-                                                                      "embedding, lexical, off"),
+                                                                      "embedding, lexical, off, or llm[:list|yes-no|"
+                                                                      "logical] (this command's LLM, cached per class)"),
                  lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects"),
                  show_prompt: bool = typer.Option(False, "--show-prompt", help="print the prompt to stderr"),
                  show_answer: bool = typer.Option(False, "--show-answer", help="print the raw answer to stderr"),
@@ -183,8 +184,19 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         from groundplan.prompts.autogpt_p import goal_prompt
         from groundplan.sim.pipeline import build
 
-        task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace,
-                     infer=infer)
+        if infer.startswith("llm"):  # llm[:strategy]: this command's LLM infers the classes the map lacks
+            from groundplan.cli.autogpt_cmds import llm_inferrer
+
+            with build_llm(opts.config()) as ollm:
+                task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace,
+                             infer=llm_inferrer(ollm, opts.backend, infer.partition(":")[2] or "logical",
+                                                cache_dir=opts.cache_dir and opts.cache_dir / "oam_infer"))
+        else:
+            task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace,
+                         infer=infer)
+        for w in task.warnings:  # the one line naming the classes whose affordances were inferred
+            if w.startswith("affordances inferred for"):
+                _err.print(fail_line("warning", w))
         if strategy == "goalsearch":
             _goal_by_search(task, instruction, opts, as_json)
             return
