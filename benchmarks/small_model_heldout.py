@@ -65,9 +65,25 @@ def heldout_tasks(path: Path = HELDOUT_FILE, *, oracle: bool = False):
     return out
 
 
+TUNING_DIR = ROOT / "benchmarks" / "data" / "small_model_train"
+
+
+def tuning_tasks(path: Path = TUNING_DIR / "tuning.yaml"):
+    """The generated tuning set (benchmarks/small_model_gen_tuning.py): the only data goalsearch
+    is tuned on."""
+    from groundplan.bench.task import Task
+
+    data = yaml.safe_load(path.read_text())
+    return [Task(t["id"], "goalsearch-tuning", t["instruction"], str(path.parent / "scenes" / f"{t['scene']}.yaml"),
+                 t["goal"], subset=t["family"], extras={"group": "generated", "scene": t["scene"]})
+            for t in data["tasks"]]
+
+
 def tasks_for(set_name: str):
     from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
 
+    if set_name == "tuning":
+        return tuning_tasks()
     if set_name == "heldout":
         return heldout_tasks()
     if set_name == "heldout-oracle":
@@ -98,7 +114,8 @@ def check(oracle: bool) -> int:
     return 1 if bad else 0
 
 
-def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: int | None = None) -> dict:
+def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: int | None = None,
+                n_batch: int | None = None) -> dict:
     from groundplan.llm import LLMConfig, build_llm
     from groundplan.methods import RunContext, get_method
     from groundplan.planners import get_planner
@@ -114,6 +131,8 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
         from groundplan.llm.goal_search import _innermost
 
         b = _innermost(llm)
+        if n_batch is not None and hasattr(b, "n_batch"):
+            b.n_batch = n_batch  # see --n-batch
         if hasattr(b, "load"):
             b.load()
     method.searcher(config)
@@ -130,7 +149,7 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
         print(f"{name} {t.id} {'ok ' if r['success'] else 'BAD'} {r['wall_s']:.2f}s {t.instruction[:60]!r} -> {ep.goal}",
               flush=True)
     res = {"variant": name, "description": desc, "config": config, "set": set_name, "threads": threads,
-           "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
+           "n_batch": n_batch, "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{name}@{set_name}.json").write_text(json.dumps(res, indent=1))
@@ -154,7 +173,7 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout", "heldout-oracle", "saycan", "plan-tool"):
+    for set_name in ("heldout", "heldout-oracle", "saycan", "plan-tool", "tuning"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \
             sorted(v for (v, s) in runs if s == set_name and v not in VARIANTS)
         if not have:
@@ -190,10 +209,13 @@ def main() -> int:
     c = sub.add_parser("check")
     c.add_argument("--oracle", action="store_true")
     r = sub.add_parser("run")
-    r.add_argument("variants", nargs="+", choices=list(VARIANTS))
+    r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
     r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, saycan, plan-tool")
     r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--config", type=json.loads, help="JSON goalsearch options for the variant 'custom'")
     r.add_argument("--limit", type=int)
+    r.add_argument("--n-batch", type=int, help="embedded model's batch size (1: one token per decode; the llama.cpp "
+                   "build of 2026-11-24 segfaults on batched decodes on this machine)")
     r.add_argument("--out", type=Path, default=OUT)
     rp = sub.add_parser("report")
     rp.add_argument("--out", type=Path, default=OUT)
@@ -203,9 +225,11 @@ def main() -> int:
     if args.cmd == "report":
         print(report(args.out))
         return 0
+    if args.config is not None:
+        VARIANTS["custom"] = ("ad-hoc options", args.config, bool(args.config.get("lm_scoring", True)))
     for v in args.variants:
         for s in args.sets.split(","):
-            res = run_variant(v, s, args.out, args.threads, args.limit)
+            res = run_variant(v, s, args.out, args.threads, args.limit, args.n_batch)
             print(f"== {v}@{s}: {_stats(res['rows'])}", flush=True)
     return 0
 

@@ -155,10 +155,12 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
                  instruction: str = typer.Option(..., "--instruction", help="what the user asks"),
                  constrained: bool = typer.Option(False, "--constrained",
                                                   help="decode under the goal grammar of the domain and scene"),
-                 strategy: str = typer.Option("prompt", "--strategy",
-                                              help="prompt: AutoGPT+P's goal prompt; goalsearch: candidate goals "
-                                                   "scored by embeddings, examples and the LLM, first solvable one "
-                                                   "(small-model planning)"),
+                 strategy: Optional[str] = typer.Option(None, "--strategy",
+                                                        help="goalsearch (the default): candidate goals scored by "
+                                                             "embeddings, examples and the LLM, first solvable one "
+                                                             "(small-model planning); prompt: AutoGPT+P's goal "
+                                                             "prompt, the LLM writes the goal (the default with "
+                                                             "--constrained / --show-prompt / --show-answer)"),
                  skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
                  oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map(s) extending the default"),
                  oam_replace: bool = typer.Option(False, "--oam-replace", help="the --oam files replace the default map"),
@@ -176,7 +178,9 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
                  api_key_env: Optional[str] = KeyEnvOpt, timeout: float = TimeoutOpt,
                  total_timeout: float = TotalTimeoutOpt, retries: int = RetriesOpt,
                  constraint_style: str = StyleOpt, threads: Optional[int] = ThreadsOpt):
-    """Print the PDDL goal the LLM proposes for INSTRUCTION in SCENE (AutoGPT+P's goal prompt)."""
+    """Print the PDDL goal for INSTRUCTION in SCENE: by default goalsearch's first solvable
+    candidate (small-model planning); --strategy prompt: the goal the LLM writes after
+    AutoGPT+P's goal prompt."""
     opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, record, tuple(replay or ()), api_key_env,
                        timeout, total_timeout, retries, constraint_style, threads)
     try:
@@ -197,6 +201,8 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         for w in task.warnings:  # the one line naming the classes whose affordances were inferred
             if w.startswith("affordances inferred for"):
                 _err.print(fail_line("warning", w))
+        if strategy is None:
+            strategy = "prompt" if (constrained or show_prompt or show_answer) else "goalsearch"
         if strategy == "goalsearch":
             _goal_by_search(task, instruction, opts, as_json)
             return

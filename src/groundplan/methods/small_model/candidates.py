@@ -137,6 +137,10 @@ def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances
         templates = [atom.predicate.replace("_", " ") + " " + " ".join("{%d}" % i for i in range(len(atom.args)))]
     words = [view.words.get(a, a) for a in atom.args]
     out = [tpl.format(*words) for tpl in templates]
+    if len(atom.args) == 2 and with_source:
+        dest = (t.get("dest") or {}).get(f"{atom.predicate}/{view.cls(atom.args[1])}")
+        if dest:
+            out.extend(tpl.format(*words) for tpl in dest)
     src = view.place.get(atom.args[0]) if atom.args else None
     source = t.get("source") or {}
     skey = next((k for k in keys if k in source), None)
@@ -146,7 +150,11 @@ def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances
         uses = t.get("uses") or {}
         use = next((uses[a] for a in uses if a in affordances), None)
         if use:
-            out.append(use)
+            out.extend([use] if isinstance(use, str) else use)
+    if with_source and len(atom.args) == 1:
+        need = (t.get("needs") or {}).get(f"{atom.predicate}/{view.cls(atom.args[0])}")
+        if need:
+            out.extend([need] if isinstance(need, str) else need)
     return tuple(out)
 
 

@@ -40,6 +40,7 @@ from groundplan.methods.small_model.candidates import (
     enumerate_atoms,
     scene_view,
 )
+from groundplan.methods.small_model.mentions import Analysis, Lexicon, analyze
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.goal import check_goal, parse_goal
@@ -82,6 +83,17 @@ class SearchOptions:
     #: throw away the banana": the clause decides, the rest of the sentence breaks ties)
     w_clause_context: float = 0.5
     temperature: float = 0.1  # softmax temperature over example similarities
+    #: "except X", "not X", "leave X where it is": X is excluded, the negated words unscored (issue 21)
+    negation: bool = True
+    #: groups from mentions: plural nouns, categories ("all the fruit"), "two plastic cups",
+    #: restricted to a named source place (issue 21)
+    mention_groups: bool = True
+    #: bonus for atoms about the objects the instruction names (with ordinals: "the second plate")
+    w_mention: float = 0.1
+    #: "take the screw and the nail to the table": a verbless conjunct shares the verb and the destination
+    verbless_clauses: bool = True
+    #: "I am thirsty, bring me a coke": a clause naming no object adds no atom when others do
+    drop_context_clauses: bool = True
     max_goals: int = 6  # ranked goals returned (self-correction tries them in order)
 
 
@@ -157,7 +169,13 @@ class GoalSearcher:
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
                 else np.zeros((len(phrases), 1), dtype=np.float32)
-            hit = (view, cands, emb, owner)
+            types = domain.types
+
+            def is_a(o: str, t: str) -> bool:
+                ot = problem.type_of(domain, o)
+                return ot is not None and types.is_subtype(ot, t)
+
+            hit = (view, cands, emb, owner, Lexicon(view, is_a))
             self._scenes.put(key, hit)
         return hit
 
@@ -211,31 +229,42 @@ class GoalSearcher:
 
     def search(self, instruction: str, domain: Domain, problem: Problem, *, llm=None, usage=None) -> SearchResult:
         t0 = time.perf_counter()
-        view, cands, emb, owner = self.scene(domain, problem)
+        view, cands, emb, owner, lex = self.scene(domain, problem)
         timings = {"scene": time.perf_counter() - t0}
         if not cands:
             return SearchResult([], "none", timings=timings)
         t1 = time.perf_counter()
-        scores, near, parts, _ = self._scores(instruction, cands, emb, owner)
+        opts = self.options
+        an: Optional[Analysis] = None
+        if opts.negation or opts.mention_groups or opts.w_mention:
+            an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups)
+        text = an.text if an is not None else instruction
+        scores, near, parts, _ = self._scores(text, cands, emb, owner)
+        bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
+        scores = scores + bonus
         order = list(np.argsort(-scores))
         timings["score"] = time.perf_counter() - t1
 
         goals: list[GoalCandidate] = []
         structure = "single"
         clauses: tuple[str, ...] = ()
-        if self.options.decomposition:
-            words = _WORD.findall(instruction.lower())
+        if opts.decomposition:
+            words = _WORD.findall(text.lower())
             multi: Optional[GoalCandidate] = None
-            if any(w in ALL_WORDS for w in words):
-                multi = self._all_group(instruction, words, cands, scores, order, view)
-            if multi is None:
+            if an is not None and an.group:
+                multi = self._group_goal(an, cands, scores, order)
+            if multi is None and (an is None or not an.group) and any(w in ALL_WORDS for w in words):
+                multi = self._all_group(text, words, cands, scores, order, view)
+            if multi is None and not opts.mention_groups:
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
                 if k >= 2:
                     multi = self._count_group(k, cands, scores, order)
             if multi is None:
-                clauses = tuple(c for c in _CLAUSE_SPLIT.split(instruction) if c and _WORD.search(c))
+                clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
+                if opts.verbless_clauses or opts.drop_context_clauses:
+                    clauses = self._rewrite_clauses(clauses, lex)
                 if len(clauses) >= 2:
-                    multi = self._clause_goal(instruction, clauses, cands, scores, emb, owner)
+                    multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus)
             if multi is not None and len(multi.atoms) >= 2:
                 goals.append(multi)
                 structure = multi.source
@@ -305,16 +334,105 @@ class GoalSearcher:
             return None
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])), "all")
 
-    def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner) -> Optional[GoalCandidate]:
+    def _mention_bonus(self, an: Analysis, cands: Sequence[CandidateAtom], view: SceneView) -> np.ndarray:
+        """Excluded objects out; atoms about the objects the instruction names up (an ordinal
+        names one object of its class: the others of that class go down)."""
+        out = np.zeros(len(cands))
+        w = self.options.w_mention
+        named = an.named
+        picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
+        for i, c in enumerate(cands):
+            args = c.atom.args
+            if an.excluded and any(a in an.excluded for a in args):
+                out[i] -= 5.0
+                continue
+            if not w:
+                continue
+            if c.focus in named:
+                out[i] += w
+            for a in args[1:]:
+                if a in named:
+                    out[i] += 0.5 * w
+                elif a in an.descriptors:
+                    out[i] -= w  # "the orange on the table": not a destination
+            for a in args:
+                objs = picked.get(view.cls(a))
+                if objs is not None and a not in objs:
+                    out[i] -= w
+        return out
+
+    def _group_goal(self, an: Analysis, cands, scores, order) -> Optional[GoalCandidate]:
+        """One atom pattern over the group ("all the forks on the second table", "two plastic
+        cups"): the best atom about a member fixes the pattern, every member (or the best k) gets it."""
+        idx = [i for i in order if cands[i].focus in an.group and scores[i] > -1.0
+               and (an.source is None or an.source not in cands[i].atom.args)]
+        if not idx:
+            return None
+        pat = self._pattern(cands[idx[0]])
+        picked, seen = [], set()
+        for i in idx:
+            if self._pattern(cands[i]) == pat and cands[i].focus not in seen:
+                picked.append(i)
+                seen.add(cands[i].focus)
+        if an.count:
+            picked = picked[:an.count]
+        if len(picked) < 2:
+            return None
+        return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])),
+                             "count" if an.count else "all")
+
+    _DETS = ("the", "a", "an", "my", "some", "your", "that", "this", "these", "those", "both")
+
+    def _rewrite_clauses(self, clauses: Sequence[str], lex: Lexicon) -> tuple[str, ...]:
+        """Verbless conjuncts share the previous clause's verb ("take the screw and the nail
+        to the table": "take the nail to the table", and the screw goes there too); clauses
+        that name no object (an implicit need before an explicit request) are dropped when
+        another clause names one."""
+        out: list[str] = []
+        for cl in clauses:
+            words = _WORD.findall(cl.lower())
+            if self.options.verbless_clauses and out and words and words[0] in self._DETS:
+                prev = out[-1]
+                pm = lex.mentions_simple(prev)
+                cm = lex.mentions_simple(cl)
+                if pm and cm:
+                    verb = prev[:pm[0].start].strip()
+                    vwords = verb.split()
+                    while vwords and vwords[-1].lower() in self._DETS:
+                        vwords.pop()
+                    tail = cl[cm[0].end:]
+                    if re.match(r"\s*(to|on|onto|in|into|inside)\b", tail) and not prev[pm[0].end:].strip():
+                        out[-1] = prev + tail
+                    cl = " ".join(vwords + [cl])
+            out.append(cl)
+        if self.options.drop_context_clauses and len(out) >= 2:
+            named = [bool(lex.mentions_simple(c)) or bool(_PRONOUN.search(c)) for c in out]
+            if sum(named) < 2:
+                return ()  # one request, perhaps with its reason: no decomposition
+            out = [c for c, n in zip(out, named) if n]
+        return tuple(out)
+
+    def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner,
+                     bonus=None) -> Optional[GoalCandidate]:
         chosen: list[int] = []
+        agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
         for cl in clauses:
             s, _, _, _ = self._scores(cl, cands, emb, owner)
             s = s + self.options.w_clause_context * full_scores
+            if bonus is not None:
+                s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
             i = int(np.argmax(s))
             if _PRONOUN.search(cl) and chosen:
-                # "... and move it to the trash": the pronoun's object is the previous clause's
-                prev = cands[chosen[-1]].focus
-                same = [j for j in range(len(cands)) if cands[j].focus == prev]
+                # "... and move it to the trash": the pronoun's object is the previous clause's;
+                # "put it in the fridge and close it": the place, when the clause opens / closes
+                prev = cands[chosen[-1]].atom
+                refs = {prev.args[0] if prev.predicate != "at" else prev.args[-1]}
+                if re.search(r"\b(close|shut|open)\b", cl, re.IGNORECASE) and prev.predicate in ("in", "on"):
+                    refs = {prev.args[1]}
+                elif prev.predicate == "liquid_in":
+                    refs = {prev.args[1]}
+                refs -= agents
+                same = [j for j in range(len(cands)) if cands[j].focus in refs]
                 if same:
                     i = max(same, key=lambda j: s[j])
             chosen.append(i)

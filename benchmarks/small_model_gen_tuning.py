@@ -1,0 +1,311 @@
+"""Generated tuning data for goalsearch (issue 21): scenes from the project's generator
+(``groundplan.world.generate.household_scene``, plus a trash can and a window) and templated
+instructions of every kind (imperative, implicit need, multi-step, negation / "except",
+quantities, "all the ..."), each with its gold goal computed from the scene. Goalsearch is
+tuned on this data only (never on the held-out set or an evaluation set; a test checks it is
+disjoint from them).
+
+    .venv/bin/python benchmarks/small_model_gen_tuning.py            # writes benchmarks/data/small_model_train/
+    .venv/bin/python benchmarks/small_model_gen_tuning.py --n-scenes 12 --per-scene 12
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "data" / "small_model_train"
+
+CATEGORIES = {  # category word -> classes of the generator's items
+    "fruit": ("apple", "banana", "orange"),
+    "vegetables": ("tomato", "cucumber"),
+    "food": ("apple", "banana", "orange", "tomato", "cucumber", "bread", "chips", "energy_bar", "cheese"),
+    "drinks": ("coke", "soda", "juice"),
+    "dishes": ("cup", "mug", "glass", "bowl", "plate"),
+    "cutlery": ("knife", "fork", "spoon"),
+}
+PLURAL = {"knife": "knives", "glass": "glasses", "chips": "bags of chips", "cheese": "pieces of cheese",
+          "bread": "loaves of bread", "box": "boxes", "tomato": "tomatoes", "energy_bar": "energy bars"}
+DRINKS = ("coke", "soda", "juice")
+FOOD = CATEGORIES["food"]
+ORD = ("first", "second", "third", "fourth")
+
+GIVE = ["give me {o}", "hand {o} over to me", "could you pass me {o}", "fetch {o} for me", "I'd like {o}",
+        "please bring {o} to me", "can I get {o}", "get me {o}"]
+PUT_ON = ["put {o} on {l}", "set {o} down on {l}", "place {o} onto {l}", "move {o} over to {l}",
+          "{o} should go on {l}", "carry {o} to {l}"]
+PUT_IN = ["put {o} into {c}", "store {o} in {c}", "place {o} inside {c}", "stow {o} away in {c}"]
+TRASH = ["throw {o} away", "throw away {o}", "toss {o} in the bin", "discard {o}", "get rid of {o}",
+         "{o} belongs in the trash", "dump {o} in the garbage"]
+OPEN = ["open {c}", "please open up {c}", "pull {c} open"]
+CLOSE = ["close {c}", "shut {c}", "please close {c} again"]
+HUNGRY = ["I'm hungry", "I am so hungry right now", "I could really eat something", "my stomach is growling",
+          "I haven't eaten all day", "I feel peckish"]
+THIRSTY = ["I'm thirsty", "I need something to drink", "I am dying of thirst", "I could use a drink",
+           "get me something to quench my thirst"]
+COLD = ["it's chilly in here", "I am freezing", "there is a cold breeze coming in", "it is getting cold"]
+WARM = ["it is way too hot in here", "I need some fresh air", "the air in here is stale"]
+CUT = ["I need to cut something", "I want to slice a tomato", "I have to chop some food"]
+CLEAN = ["I need to clean up a mess", "I want to scrub the counter", "there's a sticky spill to wipe"]
+JOIN = [" and then ", ", then ", " and ", ". After that, ", ", and afterwards "]
+BUT_NOT = ["{v} {cat}, but not {x}", "{v} {cat} except {x}", "{v} {cat} other than {x}",
+           "{v} {cat}; just not {x}", "don't {v2} {x}, {v} {y} instead"]
+
+
+def _word(cls: str) -> str:
+    return cls.replace("_", " ")
+
+
+def _plural(cls: str) -> str:
+    return PLURAL.get(cls, _word(cls) + "s")
+
+
+def augmented_scene(n: int, seed: int):
+    from groundplan.pddl.formula import Atom
+    from groundplan.world.generate import household_scene
+    from groundplan.world.scene import Location, SceneObject
+
+    sc = household_scene(n, seed)
+    rng = random.Random(seed)
+    window_open = rng.random() < 0.5
+    objs = sc.objects + (SceneObject.from_name("trash_can0"), SceneObject.from_name("window0"))
+    facts = set(sc.facts) | {Atom("opened" if window_open else "closed", ("window0",))}
+    locs = sc.locations + (Location("trash_can0", ()), Location("window0", ()))
+    return replace(sc, name=f"tune_{n}_{seed}", objects=objs, facts=frozenset(facts), locations=locs)
+
+
+class Namer:
+    def __init__(self, scene):
+        self.by_cls: dict[str, list[str]] = {}
+        for o in scene.objects:
+            self.by_cls.setdefault(o.cls, []).append(o.name)
+        self.cls = {o.name: o.cls for o in scene.objects}
+        self.place = {}
+        for f in scene.facts:
+            if f.predicate in ("on", "in"):
+                self.place[f.args[0]] = f.args[1]
+
+    def np(self, o: str, rng, article: str = "the") -> str:
+        c = self.cls[o]
+        same = sorted(self.by_cls[c])
+        if len(same) == 1:
+            return f"{article} {_word(c)}" if article else _word(c)
+        if rng.random() < 0.5 and self.place.get(o) and \
+                sum(self.place.get(x) == self.place[o] for x in same) == 1:
+            return f"the {_word(c)} {'in' if self.cls.get(self.place[o]) in ('refrigerator', 'drawer', 'cabinet') else 'on'} {self.np(self.place[o], rng)}"
+        return f"the {ORD[same.index(o)]} {_word(c)}"
+
+
+def generate(n_scenes: int, per_scene: int, seed: int = 7):
+    from groundplan.world.yaml_io import write_yaml_scene
+
+    rng = random.Random(seed)
+    scenes, tasks = {}, []
+    for k in range(n_scenes):
+        n = (20, 26, 32, 40)[k % 4]
+        sc = augmented_scene(n, 1000 + k)
+        scenes[sc.name] = write_yaml_scene(sc)
+        nm = Namer(sc)
+        items = [o.name for o in sc.objects if o.cls in {c for cs in CATEGORIES.values() for c in cs} | {"sponge", "box"}
+                 and nm.place.get(o.name)]
+        fixtures = [o.name for o in sc.objects if o.cls in ("counter", "table", "shelf")]
+        conts = [o.name for o in sc.objects if o.cls in ("refrigerator", "drawer", "cabinet")]
+        closed = {f.args[0] for f in sc.facts if f.predicate == "closed"}
+        made = 0
+        tries = 0
+        while made < per_scene and tries < per_scene * 20:
+            tries += 1
+            fam = rng.choice(("imperative", "implicit", "multistep", "negation", "quantity", "all"))
+            got = _one(fam, rng, nm, items, fixtures, conts, closed)
+            if got is None:
+                continue
+            text, goal = got
+            text = text[0].upper() + text[1:] + rng.choice((".", "", "!", " please."))
+            tasks.append({"id": f"{sc.name}-{made:02d}", "scene": sc.name, "family": fam, "instruction": text,
+                          "goal": goal})
+            made += 1
+    return scenes, tasks
+
+
+def _atom_text(pred: str, *args: str) -> str:
+    return f"({pred} {' '.join(args)})"
+
+
+def _imperative(rng, nm, items, fixtures, conts, closed):
+    o = rng.choice(items)
+    kind = rng.choice(("give", "on", "in", "trash", "open"))
+    if kind == "give":
+        return rng.choice(GIVE).format(o=nm.np(o, rng)), _atom_text("inhand", o, "human0")
+    if kind == "on":
+        dest = [f for f in fixtures if f != nm.place.get(o)]
+        if not dest:
+            return None
+        d = rng.choice(dest)
+        return rng.choice(PUT_ON).format(o=nm.np(o, rng), l=nm.np(d, rng)), _atom_text("on", o, d)
+    if kind == "in" and conts:
+        c = rng.choice([c for c in conts if c != nm.place.get(o)] or [None])
+        if c is None:
+            return None
+        return rng.choice(PUT_IN).format(o=nm.np(o, rng), c=nm.np(c, rng)), _atom_text("in", o, c)
+    if kind == "trash":
+        return rng.choice(TRASH).format(o=nm.np(o, rng)), _atom_text("in", o, "trash_can0")
+    cands = [c for c in conts] + ["window0"]
+    c = rng.choice(cands)
+    if c in closed:
+        return rng.choice(OPEN).format(c=nm.np(c, rng)), _atom_text("opened", c)
+    return rng.choice(CLOSE).format(c=nm.np(c, rng)), _atom_text("closed", c)
+
+
+def _implicit(rng, nm, items, fixtures, conts, closed):
+    kind = rng.choice(("hungry", "thirsty", "temp", "cut", "clean"))
+    if kind == "hungry":
+        food = [i for i in items if nm.cls[i] in FOOD]
+        return (rng.choice(HUNGRY), "(or " + " ".join(_atom_text("inhand", f, "human0") for f in food) + ")") \
+            if food else None
+    if kind == "thirsty":
+        dr = [i for i in items if nm.cls[i] in DRINKS]
+        return (rng.choice(THIRSTY), "(or " + " ".join(_atom_text("inhand", f, "human0") for f in dr) + ")") \
+            if dr else None
+    if kind == "temp":
+        if "window0" in closed:
+            return rng.choice(WARM), "(opened window0)"
+        return rng.choice(COLD), "(closed window0)"
+    if kind == "cut":
+        kn = [i for i in items if nm.cls[i] == "knife"]
+        return (rng.choice(CUT), "(or " + " ".join(_atom_text("inhand", k, "human0") for k in kn) + ")") if kn else None
+    sp = [i for i in items if nm.cls[i] == "sponge"]
+    return (rng.choice(CLEAN), "(or " + " ".join(_atom_text("inhand", k, "human0") for k in sp) + ")") if sp else None
+
+
+def _multistep(rng, nm, items, fixtures, conts, closed):
+    a = _imperative(rng, nm, items, fixtures, conts, closed)
+    b = _imperative(rng, nm, items, fixtures, conts, closed)
+    if not a or not b or a[1] == b[1]:
+        return None
+    ga, gb = a[1], b[1]
+    fa, fb = ga.split()[1].rstrip(")"), gb.split()[1].rstrip(")")
+    if fa == fb:
+        return None
+    if rng.random() < 0.25:  # a pronoun: one object, its last state
+        o = rng.choice(items)
+        d = [f for f in fixtures if f != nm.place.get(o)]
+        if not d:
+            return None
+        d0 = rng.choice(d)
+        return (f"pick up {nm.np(o, rng)} and {rng.choice(['put it on', 'leave it on', 'set it on'])} {nm.np(d0, rng)}",
+                _atom_text("on", o, d0))
+    return a[0] + rng.choice(JOIN) + b[0], f"(and {ga} {gb})"
+
+
+def _negation(rng, nm, items, fixtures, conts, closed):
+    cat, classes = rng.choice(list(CATEGORIES.items()))
+    members = [i for i in items if nm.cls[i] in classes]
+    if len(members) < 2:
+        return None
+    x = rng.choice(members)
+    rest = [m for m in members if m != x]
+    tpl = rng.choice(BUT_NOT)
+    v = rng.choice(["bring me some", "give me any of the", "hand me one of the"])
+    if "{y}" in tpl:
+        y = rng.choice(rest)
+        return (tpl.format(v=rng.choice(["bring me", "give me"]), v2=rng.choice(["bring me", "give me"]),
+                           x=nm.np(x, rng), y=nm.np(y, rng), cat=cat),
+                f"(and {_atom_text('inhand', y, 'human0')} (not {_atom_text('inhand', x, 'human0')}))")
+    return (tpl.format(v=v, cat=cat, x=nm.np(x, rng)),
+            "(and (or " + " ".join(_atom_text("inhand", m, "human0") for m in rest) + ") (not "
+            + _atom_text("inhand", x, "human0") + "))")
+
+
+def _quantity(rng, nm, items, fixtures, conts, closed):
+    groups = [(c, [i for i in items if nm.cls[i] == c]) for c in nm.by_cls]
+    groups = [(c, g) for c, g in groups if len(g) >= 2]
+    if not groups:
+        return None
+    c, g = rng.choice(groups)
+    k = rng.choice([2] + ([3] if len(g) >= 3 else []))
+    word = {2: rng.choice(["two", "2", "a couple of"]), 3: "three"}[k]
+    if rng.random() < 0.5:
+        text = rng.choice(["bring me {n} {p}", "I need {n} {p}", "hand me {n} {p}"]).format(n=word, p=_plural(c))
+        alts = [" ".join(_atom_text("inhand", o, "human0") for o in combo) for combo in itertools.combinations(g, k)]
+    else:
+        d = rng.choice(fixtures)
+        text = rng.choice(["put {n} {p} on {l}", "set {n} {p} out on {l}"]).format(n=word, p=_plural(c), l=nm.np(d, rng))
+        alts = [" ".join(_atom_text("on", o, d) for o in combo) for combo in itertools.combinations(g, k)]
+    return text, "(or " + " ".join(f"(and {a})" for a in alts) + ")"
+
+
+def _all(rng, nm, items, fixtures, conts, closed):
+    kind = rng.choice(("class", "place", "category"))
+    if kind == "place":
+        src = rng.choice(fixtures)
+        here = [i for i in items if nm.place.get(i) == src]
+        if len(here) < 2:
+            return None
+        if rng.random() < 0.5:
+            return (rng.choice(["throw away everything on {s}", "clear {s} into the trash"]).format(s=nm.np(src, rng)),
+                    "(and " + " ".join(_atom_text("in", i, "trash_can0") for i in here) + ")")
+        dest = rng.choice([f for f in fixtures if f != src] or [None])
+        if dest is None:
+            return None
+        return (rng.choice(["move everything from {s} to {d}", "put all the things on {s} onto {d}"]).format(
+            s=nm.np(src, rng), d=nm.np(dest, rng)), "(and " + " ".join(_atom_text("on", i, dest) for i in here) + ")")
+    if kind == "class":
+        groups = [(c, [i for i in items if nm.cls[i] == c]) for c in nm.by_cls]
+        groups = [(c, g) for c, g in groups if len(g) >= 2]
+        if not groups:
+            return None
+        c, g = rng.choice(groups)
+        label = _plural(c)
+    else:
+        cat, classes = rng.choice(list(CATEGORIES.items()))
+        g = [i for i in items if nm.cls[i] in classes]
+        if len(g) < 2:
+            return None
+        label = cat
+    how = rng.choice(("trash", "on", "give"))
+    if how == "trash":
+        return (rng.choice(["throw away all the {p}", "get rid of every one of the {p}"]).format(p=label),
+                "(and " + " ".join(_atom_text("in", i, "trash_can0") for i in g) + ")")
+    if how == "give":
+        return (rng.choice(["bring me all the {p}", "hand me every one of the {p}"]).format(p=label),
+                "(and " + " ".join(_atom_text("inhand", i, "human0") for i in g) + ")")
+    d = rng.choice(fixtures)
+    return (rng.choice(["put all the {p} on {l}", "gather all the {p} on {l}"]).format(p=label, l=nm.np(d, rng)),
+            "(and " + " ".join(_atom_text("on", i, d) for i in g) + ")")
+
+
+_FAMILIES = {"imperative": _imperative, "implicit": _implicit, "multistep": _multistep, "negation": _negation,
+             "quantity": _quantity, "all": _all}
+
+
+def _one(fam, rng, nm, items, fixtures, conts, closed):
+    return _FAMILIES[fam](rng, nm, items, fixtures, conts, closed)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n-scenes", type=int, default=16)
+    ap.add_argument("--per-scene", type=int, default=15)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    scenes, tasks = generate(args.n_scenes, args.per_scene, args.seed)
+    (args.out / "scenes").mkdir(parents=True, exist_ok=True)
+    for name, text in scenes.items():
+        (args.out / "scenes" / f"{name}.yaml").write_text(text)
+    head = ("# Generated tuning data for goalsearch (issue 21): benchmarks/small_model_gen_tuning.py "
+            f"--n-scenes {args.n_scenes} --per-scene {args.per_scene} --seed {args.seed}. Tune on this only.\n")
+    (args.out / "tuning.yaml").write_text(head + yaml.safe_dump({"tasks": tasks}, sort_keys=False, width=200))
+    print(f"{len(scenes)} scenes, {len(tasks)} instructions -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,316 @@
+"""What an instruction says about the scene's objects, for goalsearch (issue 21).
+
+* mentions: class nouns (singular and plural, longest match first: "coffee table" before
+  "table"), with an ordinal ("the second plate" is ``plate1``) or a place ("the one in the
+  bowl"), and category words ("fruit", "snacks", "drinks": ``prompts/small_model/categories.yaml``,
+  classes or affordances);
+* negation: "except X", "but not X", "not X", "other than X", "X isn't ...", "don't give me X",
+  "leave X where it is": the objects named there are excluded from the goal, and the
+  negated words are removed from the text that is scored;
+* groups: "all / every / each / everything", a plural noun, or a number word before a noun
+  ("two plastic cups", "three apples"): the set of objects the goal is about, optionally
+  restricted to a named place ("everything on the second shelf", "the fruit in the bowl").
+
+Nothing here reads a gold goal; only the instruction and the scene view."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Callable, Optional
+
+import yaml
+
+from groundplan.methods.small_model.candidates import ORDINALS, SceneView, split_name
+
+NUMBERS = {"two": 2, "both": 2, "couple": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4,
+           "5": 5}
+ALL_WORDS = ("all", "every", "each", "everything")
+#: verbs whose goal needs no named destination (the trash, the user, the robot's hand)
+_NO_DEST = re.compile(r"\b(throw|toss|discard|dispose|bin|dump|get\s+rid|trash|bring|give|hand|fetch|pass|clear|"
+                      r"empty|remove)\b", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9']+")
+#: where a negated span starts (the span runs to the next comma / clause boundary)
+_NEG_CUE = re.compile(
+    r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|excluding|besides|without|"
+    r"(?:is|are|was)n'?t|(?:is|are)\s+not|do\s*n[o']?t\s+(?:give|bring|hand|get|take|put|move|throw|use|touch|want)"
+    r"(?:\s+me)?|never|not)\b", re.IGNORECASE)
+_NEG_END = re.compile(r"[,.;!?]|\b(?:and|then|but|give|bring|hand|instead|please)\b", re.IGNORECASE)
+#: "leave the hammer where it is" / "keep the sponge on the counter": that object stays
+_LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s+(?:where\s+it\s+is|alone|as\s+it\s+is|"
+                    r"where\s+they\s+are|there|be|untouched|on|in)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def categories() -> dict[str, dict]:
+    text = resources.files("groundplan.prompts.small_model").joinpath("categories.yaml").read_text()
+    return yaml.safe_load(text) or {}
+
+
+def plural_forms(noun: str) -> tuple[str, ...]:
+    out = [noun + "s"]
+    if noun.endswith(("s", "x", "ch", "sh", "o")):
+        out.append(noun + "es")
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        out.append(noun[:-1] + "ies")
+    if noun.endswith("fe"):
+        out.append(noun[:-2] + "ves")
+    elif noun.endswith("f"):
+        out.append(noun[:-1] + "ves")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    objects: frozenset[str]
+    cls: str = ""  # "" for a category word or "one"
+    plural: bool = False
+    category: bool = False
+    ordinal: Optional[int] = None
+    count: Optional[int] = None  # a number word before the noun
+    #: a place that only says where the previous mention is ("the orange on the table")
+    descriptor: bool = False
+
+
+@dataclass(frozen=True)
+class Analysis:
+    text: str  # the instruction without its negated spans
+    mentions: tuple[Mention, ...] = ()
+    excluded: frozenset[str] = frozenset()
+    #: the objects a group instruction is about (empty: not a group instruction)
+    group: frozenset[str] = frozenset()
+    #: "all": every object of the group; k >= 2: that many of them
+    count: Optional[int] = None
+    #: a place the group is taken from ("everything on the second shelf")
+    source: Optional[str] = None
+    negated_spans: tuple[str, ...] = field(default=())
+
+    @property
+    def named(self) -> frozenset[str]:
+        return frozenset(o for m in self.mentions if not m.category and not m.descriptor for o in m.objects)
+
+    @property
+    def descriptors(self) -> frozenset[str]:
+        return frozenset(o for m in self.mentions if m.descriptor for o in m.objects)
+
+
+class Lexicon:
+    """The scene's nouns: class names (singular / plural), categories, place names."""
+
+    def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None):
+        self.view = view
+        by_cls: dict[str, list[str]] = {}
+        for o, c in view.objects.items():
+            if o in view.humans or o in view.robots:
+                continue
+            by_cls.setdefault(c, []).append(o)
+        self.by_cls = {c: sorted(v, key=lambda n: split_name(n)[1]) for c, v in by_cls.items()}
+        forms: list[tuple[str, str, bool]] = []  # (phrase, class, plural)
+        for c in self.by_cls:
+            noun = c.replace("_", " ").replace("-", " ").lower()
+            forms.append((noun, c, False))
+            forms += [(p, c, True) for p in plural_forms(noun)]
+        cats = categories()
+        for word, spec in cats.items():
+            objs = self._category_objects(spec, is_a)
+            if objs:
+                for form in [word, *(spec.get("forms") or [])]:
+                    forms.append((form, "#" + word, form != word and form.endswith("s")))
+                self.by_cls["#" + word] = sorted(objs)
+        forms.sort(key=lambda f: -len(f[0]))
+        self.forms = forms
+        self._re = re.compile(r"\b(" + "|".join(re.escape(f[0]) for f in forms) + r")\b") if forms else None
+        self._form = {f[0]: (f[1], f[2]) for f in forms}
+
+    def _category_objects(self, spec: dict, is_a) -> set[str]:
+        classes = set(spec.get("classes") or ())
+        affs = spec.get("affordances") or ()
+        unless = spec.get("unless") or ()
+        out = set()
+        for c, objs in self.by_cls.items():
+            if c.startswith("#"):
+                continue
+            if c in classes:
+                out |= set(objs)
+            elif affs and is_a is not None:
+                for o in objs:
+                    if any(is_a(o, a) for a in affs) and not any(is_a(o, a) for a in unless):
+                        out.add(o)
+        return out
+
+    def mentions(self, text: str) -> list[Mention]:
+        low = text.lower()
+        out: list[Mention] = []
+        if self._re is not None:
+            for m in self._re.finditer(low):
+                cls, plural = self._form[m.group(1)]
+                objs = self.by_cls.get(cls, [])
+                before = _WORD.findall(low[max(0, m.start() - 40):m.start()])[-3:]
+                ordinal = next((ORDINALS.index(w) for w in reversed(before) if w in ORDINALS), None)
+                count = next((NUMBERS[w] for w in reversed(before) if w in NUMBERS), None)
+                chosen = set(objs)
+                if ordinal is not None and not cls.startswith("#") and ordinal < len(objs):
+                    chosen = {objs[ordinal]}
+                out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, plural, cls.startswith("#"),
+                                   ordinal, count))
+        # "the second one", "the one in the bowl": the class of the nearest mention before
+        for m in re.finditer(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b", low):
+            if not m.group(1) and "the" not in m.group(0):
+                continue
+            prev = [x for x in out if x.end <= m.start() and not x.category]
+            if not prev:
+                continue
+            cls = prev[-1].cls
+            objs = self.by_cls.get(cls, [])
+            chosen = set(objs)
+            if m.group(1):
+                i = ORDINALS.index(m.group(1))
+                chosen = {objs[i]} if i < len(objs) else set()
+            else:
+                tail = low[m.end():m.end() + 40]
+                place = self.place_named(tail)
+                if place is not None:
+                    chosen = {o for o in objs if self.view.place.get(o) == place}
+            out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, m.group(2) == "ones", False,
+                               None if not m.group(1) else ORDINALS.index(m.group(1))))
+        out.sort(key=lambda x: x.start)
+        return self._descriptors(low, out)
+
+    def _descriptors(self, low: str, ms: list[Mention]) -> list[Mention]:
+        """"the chips in the refrigerator": the fridge says which chips, it is no destination."""
+        out = list(ms)
+        for k in range(len(out) - 1):
+            a, b = out[k], out[k + 1]
+            if a.category or b.category or a.descriptor:
+                continue
+            gap = low[a.end:b.start]
+            if not re.fullmatch(r"\s+(?:that\s+is\s+|which\s+is\s+|lying\s+|sitting\s+)?(?:on|in|from|inside|at)\s+"
+                                r"(?:the\s+|my\s+)?(?:\w+\s+)?", gap):
+                continue
+            there = {o for o in a.objects if self.view.place.get(o) in b.objects}
+            if not there:
+                continue
+            out[k] = Mention(a.start, a.end, frozenset(there), a.cls, a.plural, a.category, a.ordinal, a.count)
+            out[k + 1] = Mention(b.start, b.end, b.objects, b.cls, b.plural, b.category, b.ordinal, b.count, True)
+        return out
+
+    def place_named(self, text: str) -> Optional[str]:
+        """The first object named in ``text`` after "in / on / from / off / at" that holds things."""
+        places = set(self.view.place.values())
+        for m in self.mentions_simple(text):
+            hit = [o for o in m.objects if o in places]
+            if hit and len(hit) == 1:
+                return hit[0]
+            if hit and m.ordinal is None and len(m.objects) == 1:
+                return hit[0]
+        return None
+
+    def mentions_simple(self, text: str) -> list[Mention]:
+        low = text.lower()
+        out = []
+        if self._re is None:
+            return out
+        for m in self._re.finditer(low):
+            cls, plural = self._form[m.group(1)]
+            if cls.startswith("#"):
+                continue
+            objs = self.by_cls.get(cls, [])
+            before = _WORD.findall(low[max(0, m.start() - 30):m.start()])[-2:]
+            ordinal = next((ORDINALS.index(w) for w in reversed(before) if w in ORDINALS), None)
+            chosen = {objs[ordinal]} if ordinal is not None and ordinal < len(objs) else set(objs)
+            out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, plural, False, ordinal))
+        return out
+
+
+def _negated_spans(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in _NEG_CUE.finditer(text):
+        end_m = _NEG_END.search(text, m.end())
+        end = end_m.start() if end_m else len(text)
+        # "isn't coke" / "not the banana": the span is the cue and what follows it
+        spans.append((m.start(), end))
+    for m in _LEAVE.finditer(text):
+        spans.append((m.start(), m.end(2)))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
+            groups: bool = True) -> Analysis:
+    text = instruction
+    mentions = lex.mentions(text)
+    excluded: set[str] = set()
+    spans = _negated_spans(text) if negation else []
+    kept = []
+    for m in mentions:
+        inside = any(s <= m.start < e for s, e in spans)
+        if inside:
+            excluded |= set(m.objects)
+        else:
+            kept.append(m)
+    positive = text
+    for s, e in reversed(spans):
+        positive = positive[:s] + " " + positive[e:]
+    positive = re.sub(r"\s+", " ", re.sub(r"\s+([,.;!?])", r"\1", positive)).strip(" ,;")
+    named_excl = frozenset(excluded)
+    if not groups:
+        return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans))
+    words = _WORD.findall(positive.lower())
+    group: set[str] = set()
+    count: Optional[int] = None
+    source: Optional[str] = None
+    has_all = any(w in ALL_WORDS for w in words)
+    # a plural noun is a group; a category word ("fruit", "food") only with "all"
+    grouped = [m for m in kept if (m.plural or (m.category and has_all)) and len(m.objects - excluded) >= 2]
+    counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
+    if counted:
+        count = counted[0].count
+        group = set(counted[0].objects) - excluded
+    elif grouped or has_all:
+        for m in grouped:
+            group |= set(m.objects)
+        places = set(view.place.values())
+        # a source place: "on / in / from / off the X" naming a place that holds members
+        for m in kept:
+            if m.category or not (set(m.objects) & places):
+                continue
+            pre = instruction.lower()[max(0, m.start - 25):m.start]
+            prep = re.search(r"\b(on|in|from|off|at|inside)\b(\s+\w+){0,2}\s*$", pre)
+            if not prep:
+                continue
+            # a source when said so ("from", "off"), when a destination follows, or when the
+            # verb needs none ("throw away all the fruit in the bowl"); else a destination
+            later = [x for x in kept if x.start > m.end and not x.category and (set(x.objects) & places)]
+            if prep.group(1) not in ("from", "off") and not later and not _NO_DEST.search(instruction):
+                continue
+            place = next(iter(m.objects)) if len(m.objects) == 1 else None
+            if place is None:
+                continue
+            here = {o for o, p in view.place.items() if p == place and o not in view.humans and o not in view.robots}
+            if group and not (group & here):
+                continue  # "put all the books on the coffee table": a destination
+            if not group and not has_all:
+                continue
+            source = place
+            group = (group & here) if group else here
+            break
+        if not group and not has_all:
+            group = set()
+    group -= excluded
+    if group and len(group) < 2 and count is None:
+        group = set()
+    return Analysis(positive or text, tuple(kept), named_excl, frozenset(group), count, source,
+                    tuple(text[s:e] for s, e in spans))
+
+
+__all__ = ["Analysis", "Lexicon", "Mention", "analyze", "categories", "plural_forms"]
