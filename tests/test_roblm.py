@@ -161,7 +161,7 @@ def test_grounding_failures_and_astar():
 
 
 def test_metrics():
-    from groundplan.methods.roblm.grounding import GroundedRun, StepOutcome
+    from groundplan.methods.roblm.grounding import GroundedRun, GroundedStep
     from groundplan.methods.roblm.metrics import accuracy, per_action, subtask_success
 
     gold = [PlanStep("GotoLocation", ("sinkbasin",)), PlanStep("PickupObject", ("apple",))]
@@ -171,7 +171,7 @@ def test_metrics():
     assert a.actions and not a.arguments
     assert not accuracy(gold[:1], gold).actions
     assert per_action(wrong_arg, gold) == {"GotoLocation": (1, 1, 0), "PickupObject": (1, 1, 1)}
-    run = GroundedRun([StepOutcome(wrong_arg[0], True), StepOutcome(wrong_arg[1], True)], frozenset(), 0)
+    run = GroundedRun([GroundedStep(wrong_arg[0], True), GroundedStep(wrong_arg[1], True)], frozenset(), 0)
     assert subtask_success(gold, run) == {"GotoLocation": (1, 0), "PickupObject": (1, 1)}
 
 

@@ -25,7 +25,10 @@ class ExecutorError(GroundplanError):
     """Workers could not be started or were lost."""
 
 
-class Executor(ABC):
+class RunExecutor(ABC):
+    """How a run's work units are spread over worker processes (local, Ray). Not to be
+    confused with the action executor, ``groundplan.sim.executor.Executor``."""
+
     name: ClassVar[str] = ""
 
     @abstractmethod
@@ -36,7 +39,7 @@ class Executor(ABC):
         return self.name
 
 
-EXECUTORS: dict[str, Callable[..., Executor]] = {}
+EXECUTORS: dict[str, Callable[..., RunExecutor]] = {}
 
 
 def register_executor(name: str):
@@ -47,7 +50,7 @@ def register_executor(name: str):
     return deco
 
 
-def make_executor(name: str, **options: Any) -> Executor:
+def make_executor(name: str, **options: Any) -> RunExecutor:
     if name not in EXECUTORS:
         raise ConfigError(f"unknown executor '{name}' (available: {', '.join(sorted(EXECUTORS))})")
     return EXECUTORS[name](**options)
@@ -96,7 +99,7 @@ def _worker_main(spec: WorkerSpec, wid: int, parent: int, inq, outq) -> None:
 
 
 @register_executor("local")
-class LocalExecutor(Executor):
+class LocalExecutor(RunExecutor):
     def __init__(self, workers: int = 1, start_method: Optional[str] = None, **_: Any):
         if workers < 1:
             raise ConfigError(f"--workers must be at least 1, not {workers}")
@@ -208,7 +211,7 @@ class _RayWorker:
 
 
 @register_executor("ray")
-class RayExecutor(Executor):
+class RayExecutor(RunExecutor):
     """``address``: ``host:port`` of a running Ray cluster (``ray start --head``), ``auto``,
     or None for a local Ray instance started (and stopped) by this process. Workers default
     to the cluster's CPU count. Task files must be readable at the same paths on every node
@@ -304,5 +307,5 @@ def _ray_cause(exc: BaseException) -> str:
     return text[:300]
 
 
-__all__ = ["Executor", "ExecutorError", "EXECUTORS", "LocalExecutor", "RayExecutor", "make_executor",
+__all__ = ["RunExecutor", "ExecutorError", "EXECUTORS", "LocalExecutor", "RayExecutor", "make_executor",
            "register_executor"]

@@ -79,7 +79,7 @@ class ExecutorMonitor:
 # ----------------------------------------------------------------------------- generator
 
 @dataclass(frozen=True)
-class Grammar:
+class FuzzGrammar:
     """What a parser's outputs look like: ``valid(rng)`` a well-formed answer from the vocabulary,
     ``render(rng, verb, args)`` one step / atom, ``nest(depth)`` a deeply nested answer."""
 
@@ -124,7 +124,7 @@ def _mutate(rng: random.Random, text: str, k: int) -> str:
     return "".join(chars)
 
 
-def generate(g: Grammar, rng: random.Random, category: str) -> str:
+def generate(g: FuzzGrammar, rng: random.Random, category: str) -> str:
     if category == "valid":
         return g.valid(rng)
     if category == "random_text":
@@ -173,7 +173,7 @@ def generate(g: Grammar, rng: random.Random, category: str) -> str:
     raise ValueError(f"unknown fuzz category '{category}'")
 
 
-def cases(g: Grammar, n: int, seed: int) -> Iterator[tuple[str, str]]:
+def cases(g: FuzzGrammar, n: int, seed: int) -> Iterator[tuple[str, str]]:
     """``n`` (category, text) pairs, the categories in turn (every MEGABYTE_EVERY-th a
     megabyte-long answer), deterministic for a seed."""
     rng = random.Random(seed)
@@ -193,7 +193,7 @@ class Target:
 
     name: str
     description: str
-    grammar: Grammar
+    grammar: FuzzGrammar
     run: Callable[[str], bool]
 
 
@@ -270,7 +270,7 @@ def fuzz(target: Target, n: int, seed: int = 0, *, dry: bool = False) -> FuzzRep
 
 # ----------------------------------------------------------------------------- the targets
 
-def _goal_grammar(domain, problem) -> Grammar:
+def _goal_grammar(domain, problem) -> FuzzGrammar:
     preds = [p for p in domain.predicates if p.name not in domain.hidden_predicates] or list(domain.predicates)
     arity = {p.name: p.arity for p in domain.predicates}
     names = sorted(problem.objects)
@@ -297,7 +297,7 @@ def _goal_grammar(domain, problem) -> Grammar:
     def inject(s):
         return s if "(:goal" in s else f"(:goal {s})"
 
-    return Grammar(valid, atom, [p.name for p in preds], lambda v: arity.get(v, 2), names, nest, inject)
+    return FuzzGrammar(valid, atom, [p.name for p in preds], lambda v: arity.get(v, 2), names, nest, inject)
 
 
 def goal_targets(scene_file: Path) -> list[Target]:
@@ -383,10 +383,10 @@ def wake_target(scene_file: Path) -> Target:
         return bool(j.steps) and j.executed > 0
 
     return Target("json_plan/wake_prompts", "read_answer (extract_answer, answer_problems) then execute_answer",
-                  Grammar(valid, render, list(arity), lambda v: arity.get(v, 1), ents, nest), run)
+                  FuzzGrammar(valid, render, list(arity), lambda v: arity.get(v, 1), ents, nest), run)
 
 
-def _vh_grammar(task, env, style: str) -> Grammar:
+def _vh_grammar(task, env, style: str) -> FuzzGrammar:
     from groundplan.methods.brainbody.envs import VH_ACTIONS
 
     objs = env.object_list()
@@ -431,7 +431,7 @@ def _vh_grammar(task, env, style: str) -> Grammar:
             return "\twalk(" + "(" * d + "'kitchen'" + ")" * d + ")"
         return "0: " + "[" * d + "walk" + "]" * d + " <kitchen>"
 
-    return Grammar(valid, step, list(VH_ACTIONS), ar, objs, nest)
+    return FuzzGrammar(valid, step, list(VH_ACTIONS), ar, objs, nest)
 
 
 def vh_targets(task) -> list[Target]:
@@ -499,7 +499,7 @@ def text_targets() -> list[Target]:
     def valid(rng):
         return "\n".join(render(rng, rng.choice(verbs), [rng.choice(names)]) for _ in range(rng.randint(1, 6)))
 
-    g = Grammar(valid, render, verbs, lambda v: 1, names, lambda d: "Step 1: " + "(" * d + "walk" + ")" * d)
+    g = FuzzGrammar(valid, render, verbs, lambda v: 1, names, lambda d: "Step 1: " + "(" * d + "walk" + ")" * d)
     return [Target("step_list/cowp_lmzsp", "parse_steps (grounded later by name)", g, lambda t: bool(parse_steps(t))),
             Target("program/cowp_progprompt", "parse_program (grounded later by name)", g,
                    lambda t: bool(parse_program(t))),
@@ -516,5 +516,5 @@ def all_targets(*, vh_task=None, scene_file: Optional[Path] = None, lfo_scene: O
     return out
 
 
-__all__ = ["CATEGORIES", "ExecutorMonitor", "Grammar", "Target", "FuzzReport", "fuzz", "cases", "generate",
+__all__ = ["CATEGORIES", "ExecutorMonitor", "FuzzGrammar", "Target", "FuzzReport", "fuzz", "cases", "generate",
            "all_targets", "goal_targets", "wake_target", "vh_targets", "text_targets"]

@@ -31,7 +31,7 @@ from groundplan.methods.base import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from groundplan.bench.executors import Executor
+    from groundplan.bench.executors import RunExecutor
     from groundplan.llm import LLMConfig
 
 BAD_ROW_POLICIES = ("skip", "fail")
@@ -250,7 +250,7 @@ def episode_row(record: RunRecord, task: Task, ep: Episode) -> EpisodeRow:
 ResultCallback = Callable[[UnitResult, EpisodeRow], None]
 
 
-def run_benchmark(spec: RunSpec, store: ResultStore, executor: "Executor", *,
+def run_benchmark(spec: RunSpec, store: ResultStore, executor: "RunExecutor", *,
                   on_start: Optional[Callable[[RunPlan], None]] = None,
                   on_result: Optional[ResultCallback] = None) -> RunSummary:
     t0 = time.perf_counter()

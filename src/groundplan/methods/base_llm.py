@@ -29,8 +29,6 @@ from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
 from groundplan.methods.brainbody.envs import make_env
 from groundplan.prompts.brainbody import load
 
-MAX_COMMANDS = 40  # default of the configured limit plan_max_steps (groundplan.limits)
-
 
 def vh_program_examples(n: int = 3) -> str:
     by_name = {t.name: t for t in train_tasks()}

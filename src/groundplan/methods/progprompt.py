@@ -44,7 +44,6 @@ from groundplan.prompts.progprompt import load
 DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the_lime", "wash_mug",
                     "refrigerate_the_salmon", "bring_me_some_fruit", "wash_clothes", "put_apple_in_fridge")
 MAX_PER_SUBGOAL = 10
-MAX_PROGRAM_LINES = 200  # default of the configured limit program_max_lines (groundplan.limits)
 _WORD = re.compile(r"\b[a-z][a-z0-9_]*")
 #: one call of the program: ``name('a', 'b')`` (quotes optional), a trailing ``;`` or comment allowed
 _STEP = re.compile(r"^([a-z][a-z0-9_]*)\s*\(\s*((?:['\"]?[A-Za-z0-9_]+['\"]?\s*(?:,\s*)?){0,2})\)\s*;?\s*$")

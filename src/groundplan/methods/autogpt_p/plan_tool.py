@@ -41,7 +41,7 @@ _WRAPPED = re.compile(r"^\(\s*(?::goal|goal:|goal)\s*(?=[a-z(])(.*)\)\s*$", re.D
 
 
 @dataclass(frozen=True)
-class GoalCheck:
+class GoalAnswerCheck:
     goal: Optional[Formula]
     text: Optional[str]
     feedback: Optional[str]  # the error message for the LLM (None: the goal is correct)
@@ -128,19 +128,19 @@ def parse_answer_goal(text: str) -> Formula:
 
 
 def check_syntax_and_semantics(answer: str, task: PlanningTask, conditions: tuple[SemanticCondition, ...], *,
-                               allow_hidden: bool, text: Optional[str] = None) -> GoalCheck:
+                               allow_hidden: bool, text: Optional[str] = None) -> GoalAnswerCheck:
     """checkSyntax and checkSemantics of Alg. 3 on one LLM answer."""
     goal_text = text if text is not None else extract_goal(answer)
     if not goal_text:
-        return GoalCheck(None, None, FORMAT_FEEDBACK, "the answer contains no goal")
+        return GoalAnswerCheck(None, None, FORMAT_FEEDBACK, "the answer contains no goal")
     try:
         goal = parse_answer_goal(goal_text)
         check_goal(goal, task.domain, task.problem, allow_quantifiers=False, allow_hidden=allow_hidden)
         if _is_empty(goal):  # the original's "Dummy" condition: every empty goal "(and )" got it
-            return GoalCheck(None, goal_text, EMPTY_GOAL_FEEDBACK, "the goal is empty")
+            return GoalAnswerCheck(None, goal_text, EMPTY_GOAL_FEEDBACK, "the goal is empty")
         check_semantics(goal, task.domain, task.problem, conditions)
     except GoalError as exc:
-        return GoalCheck(None, goal_text, exc.feedback, str(exc))
+        return GoalAnswerCheck(None, goal_text, exc.feedback, str(exc))
     if text is None:
         # the original checked the semantics of every goal block of an answer: "(:goal (and
         # (inhand x robot0) (inhand x human0))) ... so the correct goal is (:goal (or ...))"
@@ -151,8 +151,8 @@ def check_syntax_and_semantics(answer: str, task: PlanningTask, conditions: tupl
                 check_semantics(parse_answer_goal(other), task.domain, task.problem, conditions)
             except GoalError as exc:
                 if exc.kind == GoalErrorKind.SEMANTIC:
-                    return GoalCheck(None, goal_text, exc.feedback, f"{exc} (in an earlier goal of the answer)")
-    return GoalCheck(goal, goal_text, None, None)
+                    return GoalAnswerCheck(None, goal_text, exc.feedback, f"{exc} (in an earlier goal of the answer)")
+    return GoalAnswerCheck(goal, goal_text, None, None)
 
 
 def _is_empty(goal: Formula) -> bool:
@@ -214,5 +214,5 @@ def planning_with_self_correction(dialogue: Dialogue, task: PlanningTask, instru
                           "no correct goal within the rounds")
 
 
-__all__ = ["PlanToolResult", "GoalCheck", "planning_with_self_correction", "check_syntax_and_semantics",
+__all__ = ["PlanToolResult", "GoalAnswerCheck", "planning_with_self_correction", "check_syntax_and_semantics",
            "extract_goal", "goal_blocks", "parse_answer_goal"]

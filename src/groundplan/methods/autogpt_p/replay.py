@@ -130,7 +130,7 @@ def tool_result_category(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Exchange:
+class RecordedExchange:
     """One recorded LLM call: ``call`` numbers the calls of its kind within the case (the
     j-th Plan-tool invocation, ...), ``round`` the correction round (tool selection: the turn)."""
 
@@ -147,13 +147,13 @@ class RecordedCase:
     log: str
     index: int  # case number within its log
     task: str
-    exchanges: tuple[Exchange, ...]
+    exchanges: tuple[RecordedExchange, ...]
     result: Mapping[str, str] = field(default_factory=dict)
     objects: frozenset[str] = frozenset()
     facts: frozenset[str] = frozenset()
     missing: Optional[str] = None
 
-    def find(self, kind: str, call: int, rnd: int) -> Optional[Exchange]:
+    def find(self, kind: str, call: int, rnd: int) -> Optional[RecordedExchange]:
         for e in self.exchanges:
             if e.kind == kind and e.call == call and e.round == rnd:
                 return e
@@ -260,7 +260,7 @@ def parse_planning_log(path: Path | str) -> list[RecordedCase]:
         variant = "partial" if "If an object requested by the user does not exist" in lines[start] else ""
         conv = [ln for ln in lines[end + 1:res_at] if not _DASHES_RE.match(ln)]
         rounds = _split_goal_conversation(conv)
-        ex = tuple(Exchange(GOAL, 0, r, prompt if r == 0 else fb, ans, variant) for r, (fb, ans) in enumerate(rounds))
+        ex = tuple(RecordedExchange(GOAL, 0, r, prompt if r == 0 else fb, ans, variant) for r, (fb, ans) in enumerate(rounds))
         result = _fields(lines[res_at:])
         m = _INSTRUCTION_RE.search(prompt)
         task = result.get("Task") or (m.group(1) if m else "")
@@ -279,8 +279,8 @@ class _Segment:
         self.answer: list[str] = []
         self.in_prompt = True
 
-    def exchange(self) -> Exchange:
-        return Exchange(self.kind, self.call, self.round, _text(self.prompt), _text(self.answer), self.variant)
+    def exchange(self) -> RecordedExchange:
+        return RecordedExchange(self.kind, self.call, self.round, _text(self.prompt), _text(self.answer), self.variant)
 
 
 def _prompt_done(kind: str, line: str, lines: Sequence[str], i: int) -> bool:
@@ -729,7 +729,7 @@ class AutoGPTPReplayLLM(Backend):
                                                    self.backend_name, self.model, "replay"))
 
     @staticmethod
-    def _compare(s: _Session, ex: Exchange, last_user: str, request: ChatRequest) -> None:
+    def _compare(s: _Session, ex: RecordedExchange, last_user: str, request: ChatRequest) -> None:
         if ex.kind == GOAL and ex.round > 0:
             ours, theirs = feedback_category(last_user), feedback_category(ex.prompt)
             if ours != theirs:
@@ -762,7 +762,7 @@ def find_replay(llm: object) -> Optional[AutoGPTPReplayLLM]:
 
 
 __all__ = [
-    "AutoGPTPReplayLLM", "ReplaySource", "RecordedCase", "Exchange", "CaseReport", "ReplayNote", "request_kind",
+    "AutoGPTPReplayLLM", "ReplaySource", "RecordedCase", "RecordedExchange", "CaseReport", "ReplayNote", "request_kind",
     "feedback_category", "tool_result_category", "parse_planning_log", "parse_loop_log", "parse_alternative_log",
     "load_recorded_run", "log_file", "find_replay", "KINDS", "GOAL", "TOOL", "AFFORDANCES", "OBJECT",
     "OBJECT_DIRECT", "SENTIMENT",

@@ -24,9 +24,6 @@ from groundplan.core.metrics import step_metrics
 from groundplan.limits import current as current_limits
 from groundplan.methods.brainbody.agents import PASS, Body, Brain, BrainContext
 
-#: guard against a Brain that keeps producing steps (not in the paper: it bounds a run)
-MAX_STEPS = 80  # default of the configured limit episode_max_steps (groundplan.limits)
-
 
 @dataclass
 class LoopResult:
@@ -87,4 +84,4 @@ def episode_metrics(res: LoopResult, score, extra: Optional[dict] = None) -> dic
             "feedback_loops": res.feedback_loops, "passes": res.passes, "plan_steps": len(res.plan), **(extra or {})}
 
 
-__all__ = ["MAX_STEPS", "LoopResult", "brainbody_loop", "episode_metrics", "PASS"]
+__all__ = ["LoopResult", "brainbody_loop", "episode_metrics", "PASS"]

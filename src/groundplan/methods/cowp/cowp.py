@@ -40,20 +40,25 @@ from .knowledge import Knowledge
 from .replay import CowpDefaultLLM, CowpReplayLLM
 from .world import Observation, SituationWorld, Trial, parse_step
 
-MAX_STEPS = 80  # default of the configured limit episode_max_steps (groundplan.limits)
 MAX_FAILURES = 3
 MAX_HANDLINGS = 3
 
 
-@dataclass
-class Limits:
+@dataclass(frozen=True)
+class CowpLimits:
+    """How long one COWP episode may go on (steps, failed actions, situations handled); not
+    the process-wide resource bounds of ``groundplan.limits``."""
+
     max_steps: int = field(default_factory=lambda: current_limits().episode_max_steps)
     max_failures: int = MAX_FAILURES
     max_handlings: int = MAX_HANDLINGS
 
 
-@dataclass
-class Outcome:
+@dataclass(frozen=True)
+class Handling:
+    """What COWP did about an observation: carried on, replanned (new knowledge, new plan), or
+    found no solution."""
+
     kind: str  # continue | replanned | no_solution
     knowledge: Optional[Knowledge] = None
     plan: tuple[str, ...] = ()
@@ -71,7 +76,7 @@ class CowpRun:
     rec: TraceRecorder
     rng: random.Random
     timeout: Optional[float] = None
-    limits: Limits = field(default_factory=Limits)
+    limits: CowpLimits = field(default_factory=CowpLimits)
     monitor_questions: int = 0
     constraints: int = 0
     routes: list[str] = field(default_factory=list)
@@ -131,7 +136,7 @@ class CowpRun:
         return k, None
 
     # ------------------------------------------------------------------ plan monitor
-    def handle(self, obs: Observation, k: Knowledge, plan: tuple[str, ...], i: int) -> Outcome:
+    def handle(self, obs: Observation, k: Knowledge, plan: tuple[str, ...], i: int) -> Handling:
         flagged = None
         for step in plan[i:]:
             base = k.to_base(step)
@@ -144,7 +149,7 @@ class CowpRun:
                 flagged = step
                 break
         if flagged is None:
-            return Outcome("continue")
+            return Handling("continue")
         target = self.advisor.locate(obs, [k.to_base(s) for s in plan])
         if target is None:  # something the task does not model (water, power): a new object of a new type
             word = obs.object.replace(" ", "_")
@@ -162,18 +167,18 @@ class CowpRun:
         new = self.plan(k2, "constraint added")
         if new is not None:
             self.routes.append("replan")
-            return Outcome("replanned", k2, new, "replan")
+            return Handling("replanned", k2, new, "replan")
         # ------------------------------------------------------------ knowledge acquirer
         options = [o for o in (self.acquire_object(k2, pred, target, obs, plan),
                                self.acquire_appliance(k2, pred, target, obs)) if o is not None]
         if not options:
-            return Outcome("no_solution")
+            return Handling("no_solution")
         pick = options[0] if len(options) == 1 else self.rng.choice(options)
         self.routes.append(pick.route or "?")
         return pick
 
     def acquire_object(self, k: Knowledge, pred: str, target: str, obs: Observation,
-                       plan: tuple[str, ...]) -> Optional[Outcome]:
+                       plan: tuple[str, ...]) -> Optional[Handling]:
         if target == self.trial.robot or not self.trial.spawned:
             return None
         word = self.trial.word(target) if target in self.trial.problem.objects else obs.object
@@ -199,9 +204,9 @@ class CowpRun:
         self.rec.event("knowledge", change="effect", object=obj, role=k.type_of(target),
                        facts=list(k3.changes[-1]["facts"]))
         new = self.plan(k3, f"{chosen} can be a {word}")
-        return Outcome("replanned", k3, new, "object") if new is not None else None
+        return Handling("replanned", k3, new, "object") if new is not None else None
 
-    def acquire_appliance(self, k: Knowledge, pred: str, target: str, obs: Observation) -> Optional[Outcome]:
+    def acquire_appliance(self, k: Knowledge, pred: str, target: str, obs: Observation) -> Optional[Handling]:
         if not self.trial.appliances:
             return None
         capable = [w for w in self.trial.appliances.values() if self.advisor.appliance_ok(w, obs)]
@@ -214,7 +219,7 @@ class CowpRun:
         self.rec.event("knowledge", change="appliance effect", appliance=app,
                        pddl=k4.action_pddl(f"operate_{pred}") if f"operate_{pred}" in k4.domain.action_map else None)
         new = self.plan(k4, f"a {chosen} can make {obs.opposite.rstrip('.')}")
-        return Outcome("replanned", k4, new, "appliance") if new is not None else None
+        return Handling("replanned", k4, new, "appliance") if new is not None else None
 
 
 class CowpBase(CowpFamilyMethod):
@@ -279,4 +284,4 @@ class CowpOracle(CowpBase):
         return None
 
 
-__all__ = ["CowpRun", "CowpBase", "Cowp", "CowpGPT3", "CowpOracle", "Limits"]
+__all__ = ["CowpRun", "CowpBase", "Cowp", "CowpGPT3", "CowpOracle", "CowpLimits"]

@@ -86,7 +86,7 @@ class NavGrid:
 
 
 @dataclass
-class StepOutcome:
+class GroundedStep:
     step: PlanStep
     ok: bool
     grounded: list[str] = field(default_factory=list)
@@ -96,7 +96,7 @@ class StepOutcome:
 
 @dataclass
 class GroundedRun:
-    outcomes: list[StepOutcome]
+    outcomes: list[GroundedStep]
     facts: frozenset
     nav_cells: int
 
@@ -168,12 +168,12 @@ class AlfredWorld:
 
 
 # ------------------------------------------------------------------ grounding registry
-Grounder = Callable[[AlfredWorld, PlanStep], StepOutcome]
+Grounder = Callable[[AlfredWorld, PlanStep], GroundedStep]
 
 
-def _try(world: AlfredWorld, step: PlanStep, options: list[list[str]], none_reason: str) -> StepOutcome:
+def _try(world: AlfredWorld, step: PlanStep, options: list[list[str]], none_reason: str) -> GroundedStep:
     if not options:
-        return StepOutcome(step, False, reason=none_reason)
+        return GroundedStep(step, False, reason=none_reason)
     reasons = []
     for seq in options:
         saved = world.save()
@@ -183,13 +183,13 @@ def _try(world: AlfredWorld, step: PlanStep, options: list[list[str]], none_reas
             if not ok:
                 break
         if ok:
-            return StepOutcome(step, True, list(seq))
+            return GroundedStep(step, True, list(seq))
         world.restore(saved)
         reasons.append(reason)
-    return StepOutcome(step, False, reason=reasons[0])
+    return GroundedStep(step, False, reason=reasons[0])
 
 
-def ground_goto(world: AlfredWorld, step: PlanStep, rest: Sequence[PlanStep] = ()) -> StepOutcome:
+def ground_goto(world: AlfredWorld, step: PlanStep, rest: Sequence[PlanStep] = ()) -> GroundedStep:
     """Navigation: every reachable instance of the class is tried; the one after which the rest
     of the plan executes furthest is kept (ties: the shorter path)."""
     cls = step.args[0]
@@ -205,7 +205,7 @@ def ground_goto(world: AlfredWorld, step: PlanStep, rest: Sequence[PlanStep] = (
         why = f"no reachable {cls} in the scene" if world.instances(cls) else f"no {cls} in the scene"
         if here is not None and world.cls.get(here) == cls and len(world.instances(cls)) == 1:
             why = f"the agent is already at {here}"
-        return StepOutcome(step, False, reason=why)
+        return GroundedStep(step, False, reason=why)
     cands.sort()
     best: tuple | None = None
     for n, r, path in cands:
@@ -220,11 +220,11 @@ def ground_goto(world: AlfredWorld, step: PlanStep, rest: Sequence[PlanStep] = (
         if best is not None and best[0] == len(rest):
             break
     if best is None:
-        return StepOutcome(step, False, reason=f"cannot go to any {cls}")
+        return GroundedStep(step, False, reason=f"cannot go to any {cls}")
     _score, n, r, path = best
     world.apply(f"gotolocation {here} {r}")
     world.position = path[-1]
-    return StepOutcome(step, True, [f"gotolocation {here} {r}"], nav_cells=n)
+    return GroundedStep(step, True, [f"gotolocation {here} {r}"], nav_cells=n)
 
 
 def _rollout(world: AlfredWorld, rest: Sequence[PlanStep]) -> int:
@@ -238,31 +238,31 @@ def _rollout(world: AlfredWorld, rest: Sequence[PlanStep]) -> int:
     return done
 
 
-def ground_pickup(world: AlfredWorld, step: PlanStep, _la=None) -> StepOutcome:
+def ground_pickup(world: AlfredWorld, step: PlanStep, _la=None) -> GroundedStep:
     loc = world.location()
     objs = [o for o in world.inside(loc) if world.cls.get(o) == step.args[0]] if loc else []
     return _try(world, step, [[f"pickupobject {o} {loc}"] for o in objs], f"no {step.args[0]} at {loc}")
 
 
-def ground_put(world: AlfredWorld, step: PlanStep, _la=None) -> StepOutcome:
+def ground_put(world: AlfredWorld, step: PlanStep, _la=None) -> GroundedStep:
     if len(step.args) < 2:
-        return StepOutcome(step, False, reason="PutObject needs an object and a receptacle")
+        return GroundedStep(step, False, reason="PutObject needs an object and a receptacle")
     held = world.held()
     if held is None or world.cls.get(held) != step.args[0]:
-        return StepOutcome(step, False, reason=f"the agent does not hold a {step.args[0]}")
+        return GroundedStep(step, False, reason=f"the agent does not hold a {step.args[0]}")
     loc = world.location()
     targets = [loc] if loc and world.cls.get(loc) == step.args[1] else []
     targets += [m for m in world.within_reach() if world.cls.get(m) == step.args[1]]
     return _try(world, step, [[f"putobject {held} {t}"] for t in targets], f"no {step.args[1]} here")
 
 
-def ground_composite(world: AlfredWorld, step: PlanStep, _la=None) -> StepOutcome:
+def ground_composite(world: AlfredWorld, step: PlanStep, _la=None) -> GroundedStep:
     held = world.held()
     if held is None or world.cls.get(held) != step.args[0]:
-        return StepOutcome(step, False, reason=f"the agent does not hold a {step.args[0]}")
+        return GroundedStep(step, False, reason=f"the agent does not hold a {step.args[0]}")
     loc = world.location()
     if loc is None or not world.holds(COMPOSITE_SOURCE[step.action], loc):
-        return StepOutcome(step, False, reason=f"{step.action} is not possible at {loc}")
+        return GroundedStep(step, False, reason=f"{step.action} is not possible at {loc}")
     seq = [s.format(o=held, r=loc) for s in COMPOSITE[step.action]]
     # a closed-door composite needs the door closed first (a receptacle left open is closed)
     if world.holds("opened", loc) and seq[0].startswith("openobject"):
@@ -270,30 +270,30 @@ def ground_composite(world: AlfredWorld, step: PlanStep, _la=None) -> StepOutcom
     return _try(world, step, [seq], "")
 
 
-def ground_slice(world: AlfredWorld, step: PlanStep, _la=None) -> StepOutcome:
+def ground_slice(world: AlfredWorld, step: PlanStep, _la=None) -> GroundedStep:
     knife = world.held()
     objs = [o for o in world.within_reach() if world.cls.get(o) == step.args[0]]
     if knife is None:
-        return StepOutcome(step, False, reason="the agent holds no knife")
+        return GroundedStep(step, False, reason="the agent holds no knife")
     return _try(world, step, [[f"sliceobject {o} {knife}"] for o in objs], f"no {step.args[0]} here")
 
 
-def ground_toggle(world: AlfredWorld, step: PlanStep, _la=None) -> StepOutcome:
+def ground_toggle(world: AlfredWorld, step: PlanStep, _la=None) -> GroundedStep:
     objs = [o for o in world.within_reach() if world.cls.get(o) == step.args[0]]
     return _try(world, step, [[f"toggleobject {o}"] for o in objs], f"no {step.args[0]} here")
 
 
-GROUNDERS: dict[str, Callable[..., StepOutcome]] = {
+GROUNDERS: dict[str, Callable[..., GroundedStep]] = {
     "GotoLocation": ground_goto, "PickupObject": ground_pickup, "PutObject": ground_put,
     "HeatObject": ground_composite, "CoolObject": ground_composite, "CleanObject": ground_composite,
     "SliceObject": ground_slice, "ToggleObject": ground_toggle,
 }
 
 
-def ground_step(world: AlfredWorld, step: PlanStep, rest: Sequence[PlanStep] = ()) -> StepOutcome:
+def ground_step(world: AlfredWorld, step: PlanStep, rest: Sequence[PlanStep] = ()) -> GroundedStep:
     g = GROUNDERS.get(step.action)
     if g is None:
-        return StepOutcome(step, False, reason=f"unknown action {step.action}")
+        return GroundedStep(step, False, reason=f"unknown action {step.action}")
     return g(world, step, rest)
 
 

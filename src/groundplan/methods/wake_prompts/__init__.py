@@ -34,8 +34,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Optional
 
-from groundplan.core.metrics import step_metrics
 from groundplan.core.config import config_from
+from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.llm.errors import LLMError

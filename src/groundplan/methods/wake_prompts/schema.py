@@ -296,9 +296,8 @@ class AnswerFormatError(GroundplanError, ValueError):
     """The text holds no readable dictionary."""
 
 
-#: bounds on reading an answer (an answer beyond them is reported, not read)
-MAX_ANSWER_CHARS = 200_000  # defaults of the configured limits answer_max_chars, answer_max_depth
-MAX_ANSWER_DEPTH = 64
+#: candidate dictionaries tried when reading an answer (its size and depth are bounded by the
+#: configured limits answer_max_chars and answer_max_depth, groundplan.limits)
 MAX_CANDIDATES = 50
 
 
