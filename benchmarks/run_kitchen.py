@@ -57,7 +57,7 @@ def main() -> None:
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "src"))
     from groundplan.api import refusal, user_task
-    from groundplan.methods import available_methods, method_class
+    from groundplan.methods import available_methods
 
     OUT.mkdir(parents=True, exist_ok=True)
     names = [m for m in args.methods.split(",") if m] or available_methods()
@@ -70,7 +70,7 @@ def main() -> None:
             rows.append((name, "-", f"refused (exit {rc})", se.strip().removeprefix("error: refused: "), "-", "-"))
             print(name, "refused:", why, flush=True)
             continue
-        backends = [("embedded", ["--llm", "embedded", "--threads", args.threads])]
+        backends = [("embedded", ["--llm", "embedded", "--threads", args.threads, "--no-cache"])]
         rec = OUT / f"{name}.embedded.json"
         backends[0][1].extend(["--record", str(rec.relative_to(ROOT))])
         for backend, extra in backends + [("replay", None), ("scripted", None)]:

@@ -87,7 +87,7 @@ def _goal(ev: Mapping[str, Any]) -> Any:
 
 def _check(ev: Mapping[str, Any]) -> Any:
     ok = ev.get("success")
-    what = ev.get("against", "goal")
+    what = {"gold goal": "check goal"}.get(ev.get("against", "goal"), ev.get("against", "goal"))
     tail = "" if ok else f"; unsatisfied: {_short(_facts(ev.get('unsatisfied')), 120)}" if ev.get("unsatisfied") else ""
     gcr = f" (gcr {float(ev['gcr']):.2f})" if ev.get("gcr") is not None else ""
     return styled(("check ", "bold"), f"{what}: ", ("holds" if ok else "does not hold", "green" if ok else "red"),
@@ -148,8 +148,8 @@ _RENDER = {"llm_call": _llm_call, "goal": _goal, "check": _check, "plan": _plan,
 
 def trace_line(ev: Mapping[str, Any]) -> Any:
     """One trace event as one line (rich Text; plain when printed to a pipe)."""
-    if ev.get("type") == "note" and ev.get("what") == "autogpt_p":
-        return None  # the method's metrics, repeated in the summary
+    if ev.get("type") == "note" and ev.get("what") in ("autogpt_p", "tool selection"):
+        return None  # the method's metrics (in the summary) / the tool chosen (the next line)
     return _RENDER.get(str(ev.get("type")), _generic)(ev)
 
 
