@@ -389,3 +389,17 @@ def test_goal_cli_infers_with_the_runs_llm(tmp_path, monkeypatch):
     n = len(questions)
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0 and len(questions) == n  # every class from the cache
+
+
+def test_plan_json_lists_inferred_classes(tmp_path):
+    from typer.testing import CliRunner
+
+    from groundplan.cli.main import app
+
+    r = CliRunner().invoke(app, ["plan", "--scene", str(_scene(tmp_path)), "--goal", "(inhand gizmo0 human0)",
+                                 "--infer", "lexical", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert d["status"] == "solved" and d["inferred"]["gizmo"] == ["carry", "grasp"]
+    r = CliRunner().invoke(app, ["plan", "--scene", str(KITCHEN), "--goal", "(inhand apple0 human0)", "--json"])
+    assert "inferred" not in json.loads(r.stdout)  # nothing inferred: the old keys only

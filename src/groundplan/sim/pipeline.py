@@ -33,10 +33,15 @@ class PlanOutcome:
     error: Optional[str] = None
     warnings: tuple[str, ...] = ()
     timings: dict = field(default_factory=dict, compare=False)
+    #: the task's classes with inferred affordances (PlanningTask.inferred)
+    inferred: dict = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict:
-        return {"status": self.status, "plan": list(self.plan), "cost": self.cost, "seconds": round(self.seconds, 4),
-                "goal_reached": self.goal_reached, "check": self.check, "error": self.error}
+        d = {"status": self.status, "plan": list(self.plan), "cost": self.cost, "seconds": round(self.seconds, 4),
+             "goal_reached": self.goal_reached, "check": self.check, "error": self.error}
+        if self.inferred:  # only when some class was inferred: the old keys are unchanged
+            d["inferred"] = {c: list(a) for c, a in self.inferred.items()}
+        return d
 
 
 @lru_cache(maxsize=32)
@@ -119,6 +124,17 @@ def _affordance_set() -> frozenset[str]:
 
 def plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, check_text: Optional[str] = None,
                    timeout: Optional[float] = None, semantic: bool = False, typecheck: bool = True) -> PlanOutcome:
+    out = _plan_and_check(task, goal_text, planner, check_text=check_text, timeout=timeout, semantic=semantic,
+                          typecheck=typecheck)
+    if task.inferred:
+        from dataclasses import replace
+
+        out = replace(out, inferred=dict(task.inferred))
+    return out
+
+
+def _plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, check_text: Optional[str] = None,
+                    timeout: Optional[float] = None, semantic: bool = False, typecheck: bool = True) -> PlanOutcome:
     import time
 
     t0 = time.perf_counter()
