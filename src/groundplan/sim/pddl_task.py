@@ -144,7 +144,7 @@ FILE_PRIMARY_SHARE = 0.25
 def file_planner(name: str | None = None, timeout: Optional[float] = None) -> Planner:
     """The planner for a PDDL task: no goal-relevant pruning (that is for household scenes);
     Fast Downward under the configured limits (``timeout`` replaces planner_timeout), A* with
-    FF for a quarter of the bound, then lama-first."""
+    FF for a quarter of the bound, then lama-first; plain translate-then-search."""
     import dataclasses
 
     from groundplan.planners import PlannerLimits, get_planner
@@ -155,8 +155,10 @@ def file_planner(name: str | None = None, timeout: Optional[float] = None) -> Pl
         limits = PlannerLimits.configured()
         if timeout is not None:
             limits = dataclasses.replace(limits, timeout=timeout)
+        # one goal per task: the per-task translation cache (anchored, every variable kept)
+        # buys nothing and makes the search task larger; translate-then-search as the driver
         return get_planner(name, prune_above=None, limits=limits, search=FILE_SEARCH, fallback_search=LAMA_FIRST,
-                           primary_share=FILE_PRIMARY_SHARE)
+                           primary_share=FILE_PRIMARY_SHARE, translate_cache=False)
     return get_planner(name, prune_above=None)
 
 
