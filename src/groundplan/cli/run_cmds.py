@@ -87,10 +87,11 @@ def _goal(ev: Mapping[str, Any]) -> Any:
 
 def _check(ev: Mapping[str, Any]) -> Any:
     ok = ev.get("success")
-    what = {"gold goal": "check goal"}.get(ev.get("against", "goal"), ev.get("against", "goal"))
+    against = ev.get("against", "goal")
+    head = "check" if against in ("gold goal", "check goal") else f"check {against}"
     tail = "" if ok else f"; unsatisfied: {_short(_facts(ev.get('unsatisfied')), 120)}" if ev.get("unsatisfied") else ""
     gcr = f" (gcr {float(ev['gcr']):.2f})" if ev.get("gcr") is not None else ""
-    return styled(("check ", "bold"), f"{what}: ", ("holds" if ok else "does not hold", "green" if ok else "red"),
+    return styled((f"{head}: ", "bold"), ("holds" if ok else "does not hold", "green" if ok else "red"),
                   gcr, tail)
 
 
