@@ -108,7 +108,14 @@ def main() -> int:
     ap.add_argument("--domains", default=",".join(DOMAINS))
     ap.add_argument("--limit", type=int, default=20, help="problems per domain")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--report-only", action="store_true", help="rewrite README.md from OUT/gold.json")
     args = ap.parse_args()
+    if args.report_only:
+        data = json.loads((args.out / "gold.json").read_text())
+        args.timeout = data["timeout"]
+        load = tuple(data.get("load", (float("nan"),) * 2))
+        write_readme(args, data["rows"], (load[0],), (load[1],))
+        return 0
     root = data_dir() / "llm-pddl" / "domains"
     load_before = os.getloadavg()
     rows = []
@@ -142,7 +149,8 @@ def main() -> int:
                   flush=True)
     load_after = os.getloadavg()
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "gold.json").write_text(json.dumps({"timeout": args.timeout, "rows": rows}, indent=1) + "\n")
+    (args.out / "gold.json").write_text(json.dumps({"timeout": args.timeout, "load": [load_before[0], load_after[0]],
+                                                    "rows": rows}, indent=1) + "\n")
     write_readme(args, rows, load_before, load_after)
     return 0 if all(r["status"] == "solved" and r["valid"] for r in rows) else 1
 
@@ -197,7 +205,11 @@ def write_readme(args, rows: list[dict], load_before, load_after) -> None:
         + ("" if not cost_diff else " (" + ", ".join(f"{r['domain']}/{r['problem']} {r['cost']:g} vs "
                                                      f"{r['bare_cost']:g}" for r in cost_diff[:10]) + ")"),
         "",
-        "Per-problem rows: `gold.json`.",
+        "Per-problem rows: `gold.json`. `--report-only` rewrites this file from them.",
+        "",
+        "LLM+P as a method (the LLM writes the problem; success = its plan is valid on the gold problem) on the "
+        "embedded model, with the oracle and the paper's figures: [embedded.md](embedded.md); the worked example "
+        "is in [docs/llm_p.md](../../../docs/llm_p.md).",
     ]
     (args.out / "README.md").write_text("\n".join(text) + "\n")
 
