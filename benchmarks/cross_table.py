@@ -1,0 +1,251 @@
+"""The cross-table: every method on every benchmark it can be adapted to (issue 23).
+
+    .venv/bin/python benchmarks/cross_table.py                 # run missing cells, then write the report
+    .venv/bin/python benchmarks/cross_table.py --kinds oracle,replay   # only the cheap rows
+    .venv/bin/python benchmarks/cross_table.py --report-only
+
+Rows and columns, and the adapter (or the reason there is none) for each pair, come from
+``groundplan.bench.adapters``. Each adapted cell runs a seeded sample of the dataset's tasks
+(``--n`` for oracle and replay rows, ``--n-embedded`` for the embedded model, which is slow
+on this 2-core machine); a cell stops starting new tasks after ``--cell-budget`` seconds.
+Episodes are appended to ``benchmarks/results/cross/episodes.jsonl`` (resumable: a task
+already recorded for a row is not run again); the report is
+``benchmarks/results/cross/README.md`` and the heat map ``cross_table.png``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+import traceback
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+OUT = Path(__file__).resolve().parent / "results" / "cross"
+EPISODES = OUT / "episodes.jsonl"
+
+
+def sample(tasks: Sequence[Any], n: int, seed: int, dataset: str) -> list[Any]:
+    if n <= 0 or n >= len(tasks):
+        return list(tasks)
+    idx = sorted(random.Random(f"{seed}:{dataset}").sample(range(len(tasks)), n))
+    return [tasks[i] for i in idx]
+
+
+def load_records() -> list[dict]:
+    if not EPISODES.exists():
+        return []
+    out = []
+    for line in EPISODES.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            out.append(json.loads(line))
+    return out
+
+
+class LLMs:
+    """One LLM per row kind, built on first use."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self._made: dict[str, Any] = {}
+        self.workaround = False
+
+    def get(self, spec: str) -> Optional[Any]:
+        if spec == "none":
+            return None
+        if spec not in self._made:
+            if spec == "embedded":
+                from saycan_llm import embedded_llm
+
+                self._made[spec], self.workaround = embedded_llm(self.threads, cache=True)
+            else:
+                import groundplan.methods.autogpt_p.replay  # noqa: F401  (registers autogptp-replay)
+                from groundplan.llm import LLMConfig, build_llm
+
+                backend, _, model = spec.partition(":")
+                self._made[spec] = build_llm(LLMConfig(backend=backend, model=model or None, cache=False))
+        return self._made[spec]
+
+
+def run_cells(args: argparse.Namespace) -> None:
+    from groundplan.bench.adapters import DATASETS, ROWS, Adapter, cell
+    from groundplan.bench.datasets import load_tasks
+    from groundplan.methods import RunContext, get_method
+    from groundplan.planners import get_planner
+
+    kinds = set(args.kinds.split(","))
+    datasets = [d for d in DATASETS if not args.datasets or d in args.datasets.split(",")]
+    done = {(r["row"], r["dataset"], r["task_id"]) for r in load_records()}
+    llms = LLMs(args.threads)
+    planner = get_planner()
+    task_cache: dict[str, list[Any]] = {}
+    OUT.mkdir(parents=True, exist_ok=True)
+    for row in ROWS:
+        if row.kind not in kinds or (args.rows and row.label not in args.rows.split(",")):
+            continue
+        for d in datasets:
+            if d not in task_cache:
+                task_cache[d] = load_tasks(d)
+            tasks = task_cache[d]
+            c = cell(row, d, tasks[0])
+            if not isinstance(c, Adapter):
+                continue
+            n = args.n_embedded if row.kind == "embedded" else args.n
+            todo = [t for t in sample(tasks, n, args.seed, d) if (row.label, d, t.id) not in done]
+            if not todo:
+                continue
+            method = get_method(row.method)
+            t_cell = time.perf_counter()
+            for t in todo:
+                if time.perf_counter() - t_cell > args.cell_budget:
+                    print(f"  {row.label} @ {d}: cell budget used, {t.id} not started", flush=True)
+                    break
+                t0 = time.perf_counter()
+                try:
+                    ctx = RunContext(llm=llms.get(row.llm), planner=planner, seed=args.seed, config=dict(c.config))
+                    ep = method.run(c.prepare(t), ctx)
+                    rec = {"status": ep.status, "success": bool(ep.success), "gcr": ep.metrics.get("gcr"),
+                           "calls": ep.usage.calls, "tokens": ep.usage.prompt_tokens + ep.usage.completion_tokens,
+                           "error": (ep.error or "")[:300] or None}
+                except Exception as exc:  # noqa: BLE001 - a crash is recorded as the cell's result
+                    rec = {"status": "crash", "success": False, "gcr": None, "calls": 0, "tokens": 0,
+                           "error": f"{type(exc).__name__}: {exc}"[:300],
+                           "where": traceback.format_exc(limit=3)[-400:]}
+                dt = time.perf_counter() - t0
+                full = {"row": row.label, "method": row.method, "llm": row.llm, "kind": row.kind, "dataset": d,
+                        "task_id": t.id, "seconds": round(dt, 2), "workaround": llms.workaround, **rec}
+                with EPISODES.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(full) + "\n")
+                print(f"{row.label:36s} {d:24s} {t.id:32s} {rec['status']:10s} {dt:6.1f}s", flush=True)
+
+
+def report(args: argparse.Namespace) -> None:
+    from groundplan.bench.adapters import DATASETS, ROWS, Adapter, cell
+    from groundplan.bench.datasets import load_tasks
+
+    if args.datasets:
+        DATASETS = tuple(d for d in DATASETS if d in args.datasets.split(","))  # noqa: N806
+    recs = load_records()
+    by: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in recs:
+        by[(r["row"], r["dataset"])].append(r)
+    samples = {d: load_tasks(d)[0] for d in DATASETS}
+    reasons: list[str] = []
+    matrix: list[list[Optional[float]]] = []
+    status_grid: list[list[str]] = []
+    md = ["| method (LLM) | " + " | ".join(DATASETS) + " |", "|---|" + "---|" * len(DATASETS)]
+    details = ["| row | dataset | adapter | n | success | GCR | errors | LLM calls / task | tokens / task | "
+               "s / task |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for row in ROWS:
+        cells_md, mrow, srow = [], [], []
+        for d in DATASETS:
+            c = cell(row, d, samples[d])
+            rs = by.get((row.label, d), [])
+            if not isinstance(c, Adapter):
+                if c.reason not in reasons:
+                    reasons.append(c.reason)
+                cells_md.append(f"n/a [{reasons.index(c.reason) + 1}]")
+                mrow.append(None)
+                srow.append("na")
+                continue
+            if not rs:
+                cells_md.append("not run")
+                mrow.append(None)
+                srow.append("notrun")
+                continue
+            n = len(rs)
+            succ = sum(r["success"] for r in rs) / n
+            gcrs = [r["gcr"] for r in rs if r.get("gcr") is not None]
+            errs = sum(r["status"] in ("error", "crash") for r in rs)
+            gcr_txt = f"{sum(gcrs) / len(gcrs):.2f}" if gcrs else "-"
+            cells_md.append(f"{succ:.2f} / {gcr_txt} ({n}{f', {errs} err' if errs else ''})")
+            mrow.append(succ)
+            srow.append("err" if errs == n else "ok")
+            calls = sum(r["calls"] for r in rs) / n
+            tok = sum(r["tokens"] for r in rs) / n
+            sec = sum(r["seconds"] for r in rs) / n
+            first_err = next((r["error"] for r in rs if r["status"] in ("error", "crash") and r.get("error")), "")
+            details.append(f"| {row.label} | {d} | {c.how} | {n} | {succ:.2f} | {gcr_txt} | {errs}"
+                           f"{(': ' + first_err[:120].replace('|', '/')) if first_err else ''} | {calls:.1f} | "
+                           f"{tok:.0f} | {sec:.1f} |")
+        md.append(f"| {row.label} | " + " | ".join(cells_md) + " |")
+        matrix.append(mrow)
+        status_grid.append(srow)
+    workaround = any(r.get("workaround") for r in recs)
+    head = ("# Cross-table: every method on every benchmark it can be adapted to (issue 23)\n\n"
+            "Command (regenerates everything: runs the cells not yet in `episodes.jsonl`, then writes this file "
+            "and `cross_table.png`):\n\n"
+            f"    .venv/bin/python benchmarks/cross_table.py --n {args.n} --n-embedded {args.n_embedded} "
+            f"--seed {args.seed} --cell-budget {args.cell_budget}\n\n"
+            f"**Seeded samples per cell** (seed {args.seed}): {args.n} tasks for oracle and replay rows, "
+            f"{args.n_embedded} for embedded-model rows (SmolLM2-135M, one thread"
+            f"{', one-token micro-batches: host workaround in benchmarks/saycan_llm.py' if workaround else ''}), "
+            f"and a cell starts no new task after {args.cell_budget} s; `n` in a cell is how many ran. These are "
+            "samples on a shared, heavily loaded 2-core machine, not the benchmarks' full results (those are in "
+            "each method's own results folder).\n\n"
+            "Each cell: success / GCR (n[, errors]). Success = the dataset's own check after execution (gold goal, "
+            "goal conditions, or checker); an error (endpoint, planner, crash) counts as not a success and is "
+            "listed. `n/a [k]`: the pair cannot be adapted, reason k below (the method's own `supports(task)` "
+            "refusal where it has one). `not run`: adapted, but no episode recorded yet (CPU budget).\n\n")
+    notes = "\n".join(f"{i + 1}. {r}" for i, r in enumerate(reasons))
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "README.md").write_text(head + "\n".join(md) + "\n\nReasons a pair is not adapted:\n\n" + notes +
+                                   "\n\n## Per cell: adapter, calls, tokens, time\n\n" + "\n".join(details) + "\n",
+                                   encoding="utf-8")
+    plot(matrix, status_grid, [r.label for r in ROWS], list(DATASETS), OUT / "cross_table.png")
+    print("\n".join(md))
+
+
+def plot(matrix, status, rows, cols, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    data = np.array([[np.nan if v is None else v for v in r] for r in matrix], dtype=float)
+    fig, ax = plt.subplots(figsize=(1.05 * len(cols) + 4, 0.42 * len(rows) + 2))
+    cmap = matplotlib.colormaps["viridis"].with_extremes(bad="#dddddd")
+    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=0, vmax=1, aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            s = status[i][j]
+            text = {"na": "n/a", "notrun": "not run"}.get(s)
+            if text is None:
+                text = f"{data[i, j]:.2f}" + ("\nerr" if s == "err" else "")
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if s in ("ok", "err") and data[i, j] < 0.5 else "black")
+    ax.set_xticks(range(len(cols)), cols, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    ax.set_title("success per (method, benchmark), seeded samples; grey: not adapted / not run", fontsize=9)
+    fig.colorbar(im, ax=ax, fraction=0.03, label="success")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=10, help="tasks per cell for oracle and replay rows")
+    ap.add_argument("--n-embedded", type=int, default=2, help="tasks per cell for embedded-model rows")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--cell-budget", type=float, default=300.0, help="seconds after which a cell starts no task")
+    ap.add_argument("--kinds", default="oracle,replay,embedded")
+    ap.add_argument("--rows", default="", help="only these row labels (comma-separated)")
+    ap.add_argument("--datasets", default="", help="only these datasets (comma-separated)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.report_only:
+        run_cells(args)
+    report(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
