@@ -25,7 +25,7 @@ from pathlib import Path
 from groundplan.bench.executors import make_executor
 from groundplan.bench.runner import RunSpec, run_benchmark
 from groundplan.bench.store import ResultStore
-from groundplan.datadir import autogptp_root
+from groundplan.datadir import autogpt_p_root
 from groundplan.llm import LLMConfig
 
 SETS = {
@@ -59,7 +59,7 @@ def main() -> int:
     with ResultStore(args.db) as store:
         for key in args.sets.split(","):
             dataset, method, timeout, cfg = SETS[key]
-            cfg = {k: (str(autogptp_root() / v) if k == "oam_file" else v) for k, v in cfg.items()}
+            cfg = {k: (str(autogpt_p_root() / v) if k == "oam_file" else v) for k, v in cfg.items()}
             rid = f"{method}@{dataset}@embedded"
             if not args.report_only:
                 ids = None

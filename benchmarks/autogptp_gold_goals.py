@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
+from groundplan.bench.datasets.autogpt_p import plan_tool_tasks, saycan_tasks
 from groundplan.errors import GroundplanError
 from groundplan.planners import get_planner
 from groundplan.sim.pipeline import build, plan_and_check

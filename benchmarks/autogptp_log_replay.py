@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from groundplan.bench.datasets.autogptp_logs import load_logged_cases
+from groundplan.bench.datasets.autogpt_p_logs import load_logged_cases
 from groundplan.errors import GroundplanError
 from groundplan.pddl import check_goal, evaluate_goal, parse_goal
 from groundplan.planners import PlannerLimits, get_planner

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from groundplan.datadir import autogptp_root
+from groundplan.datadir import autogpt_p_root
 from groundplan.knowledge.oam import load_oam
 from groundplan.knowledge.oam_llm import (
     build_oam,
@@ -46,7 +46,7 @@ def main() -> int:
     ap.add_argument("--free", action="store_true", help="free-text answers instead of grammar-constrained ones")
     ap.add_argument("--n-ctx", type=int, default=4096)
     args = ap.parse_args()
-    root = autogptp_root()
+    root = autogpt_p_root()
     truth = load_oam(data_file(root, "truth"))
     classes = load_classes(data_file(root, "classes"))
     if args.limit:

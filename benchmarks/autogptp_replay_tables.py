@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
 
-from groundplan.bench.datasets.autogptp import (
+from groundplan.bench.datasets.autogpt_p import (
     PLAN_TOOL_SETS,
     SAYCAN_FAMILIES,
     SCENARIO_SETS,
@@ -33,7 +33,7 @@ from groundplan.bench.datasets.autogptp import (
 from groundplan.bench.executors import make_executor
 from groundplan.bench.runner import RunSpec, run_benchmark
 from groundplan.bench.store import ResultStore
-from groundplan.datadir import autogptp_root
+from groundplan.datadir import autogpt_p_root
 from groundplan.llm import LLMConfig
 
 # ---------------------------------------------------------------- the paper's numbers
@@ -80,7 +80,7 @@ def runs(tables: set[str], timeout: float = 120.0) -> list[dict[str, Any]]:
             for method in ("autogpt_p", "autogpt_p_naive_alternative"):
                 out.append({"table": "substitution", "dataset": "autogptp-substitution", "source": src,
                             "method": method, "timeout": timeout,
-                            "config": {"oam_file": str(autogptp_root() / GT_OAM)}})
+                            "config": {"oam_file": str(autogpt_p_root() / GT_OAM)}})
     if "scenarios" in tables:
         for src in ("gpt-4", "gpt-3"):
             out.append({"table": "scenarios", "dataset": "autogptp-scenarios", "source": src, "method": "autogpt_p",

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from groundplan.bench.datasets.autogptp import saycan_tasks
+from groundplan.bench.datasets.autogpt_p import saycan_tasks
 from groundplan.errors import GroundplanError
 from groundplan.llm import GoalGrammarOptions, LLMConfig, UsageMeter, build_llm, goal_grammar, propose_goal
 from groundplan.llm.server import LocalLlamaServer

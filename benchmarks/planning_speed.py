@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from groundplan.bench.datasets.autogptp import saycan_tasks
+from groundplan.bench.datasets.autogpt_p import saycan_tasks
 from groundplan.knowledge.oam import default_oam
 from groundplan.pddl import parse_goal, write_domain, write_problem
 from groundplan.planners import PlannerLimits, get_planner

@@ -60,7 +60,7 @@ SAYCAN_PALM = (0.93, 0.60, 0.93, 0.93, 0.64, 0.73, 0.73, 1.00)
 
 
 def tasks_for(set_name: str):
-    from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
+    from groundplan.bench.datasets.autogpt_p import plan_tool_tasks, saycan_tasks
 
     return saycan_tasks() if set_name == "saycan" else plan_tool_tasks()
 

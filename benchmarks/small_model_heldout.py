@@ -41,9 +41,9 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
 def heldout_tasks(path: Path = HELDOUT_FILE, *, oracle: bool = False):
     """The held-out set as Tasks. ``oracle``: unseen-class scenes with their hand-written map
     (default map + the oracle file) instead of the default map."""
-    from groundplan.bench.datasets.autogptp import EVAL, _sim_oam
+    from groundplan.bench.datasets.autogpt_p import EVAL, _sim_oam
     from groundplan.bench.task import Task
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
 
     data = yaml.safe_load(path.read_text())
     scenes = data["scenes"]
@@ -51,11 +51,11 @@ def heldout_tasks(path: Path = HELDOUT_FILE, *, oracle: bool = False):
     for t in data["tasks"]:
         sc = scenes[t["scene"]]
         f = sc["file"]
-        scene_file = str(autogptp_root() / EVAL / f.split(":", 1)[1]) if f.startswith("autogptp:") \
+        scene_file = str(autogpt_p_root() / EVAL / f.split(":", 1)[1]) if f.startswith("autogptp:") \
             else str(path.parent / f)
         oam = None
         if sc["oam"] == "autogptp-sim":
-            oam = _sim_oam(autogptp_root())
+            oam = _sim_oam(autogpt_p_root())
         if oracle and sc.get("oracle_oam"):
             oam = os.pathsep.join([str(DEFAULT_OAM), str(path.parent / sc["oracle_oam"])])
         goal = t["goal"]
@@ -80,7 +80,7 @@ def tuning_tasks(path: Path = TUNING_DIR / "tuning.yaml"):
 
 
 def tasks_for(set_name: str):
-    from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
+    from groundplan.bench.datasets.autogpt_p import plan_tool_tasks, saycan_tasks
 
     if set_name == "tuning":
         return tuning_tasks()

@@ -382,12 +382,12 @@ def test_oam_strategies_on_the_real_questions_with_an_oracle():
     """The three strategies over the AutoGPT+P affordance descriptions and yes/no questions
     of the data, with a scripted LLM that answers from the ground truth: list and
     yes-no recover the ground truth exactly; logical asks an atomic question at most once."""
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
     from groundplan.knowledge.oam import load_oam
     from groundplan.knowledge.oam_llm import class_key, data_file, spoken
     from groundplan.llm import ScriptedLLM
 
-    root = autogptp_root()
+    root = autogpt_p_root()
     truth = load_oam(data_file(root, "truth"))
     classes = load_classes(data_file(root, "classes"))[:3]
     specs = load_affordance_specs(data_file(root, "specs"))
@@ -434,10 +434,10 @@ def test_oam_strategies_on_the_real_questions_with_an_oracle():
 @needs_data
 def test_real_logs_match_the_paper_tables():
     """The recorded verdicts of the paper's runs (first N cases per log) give its numbers."""
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
     from groundplan.methods.autogpt_p.replay import load_recorded_run
 
-    root = autogptp_root()
+    root = autogpt_p_root()
     run = load_recorded_run(root, ReplaySource.parse("gpt-4"), "plan", "saycan_d_structured_language")
     assert len(run) == 15 and sum(bool(c.reached) for c in run) == 14  # Table IV: 0.93
     run = load_recorded_run(root, ReplaySource.parse("gpt-3"), "plan", "saycan_a_nl_primitive")
@@ -450,7 +450,7 @@ def test_real_logs_match_the_paper_tables():
 
 @needs_data
 def test_replay_method_on_saycan_drawer_family(planner):
-    from groundplan.bench.datasets.autogptp import saycan_tasks
+    from groundplan.bench.datasets.autogpt_p import saycan_tasks
     from groundplan.methods import RunContext, get_method
 
     llm = AutoGPTPReplayLLM("gpt-4")
@@ -489,10 +489,10 @@ def test_replay_substitution_gives_the_recorded_alternative(method, source):
     """Suggest Alternative (Alg. 2) and the naive baseline on recorded answers suggest what
     the original suggested (simple set, first 5 rows)."""
     from groundplan.bench.datasets import load_tasks
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
     from groundplan.methods import RunContext, get_method
 
-    gt = str(autogptp_root() / "object_affordance_mapping/data/oam/simulation_classes_ground_truth_.json")
+    gt = str(autogpt_p_root() / "object_affordance_mapping/data/oam/simulation_classes_ground_truth_.json")
     from groundplan.planners import get_planner
 
     llm = AutoGPTPReplayLLM(source)

@@ -236,7 +236,7 @@ def test_missing_key_message_names_the_variables():
 def goal_cases():
     if not SAYCAN.exists():
         pytest.skip("shared AutoGPT+P data not present")
-    from groundplan.bench.datasets.autogptp import saycan_tasks
+    from groundplan.bench.datasets.autogpt_p import saycan_tasks
     from groundplan.prompts.autogpt_p import goal_prompt
     from groundplan.sim.pipeline import build
 

@@ -7,7 +7,7 @@ from groundplan.pddl.semantics import check_semantics
 from groundplan.pddl.writer import write_domain, write_problem
 
 
-def test_parse_autogptp_form_and_standard_form_agree():
+def test_parse_autogpt_p_form_and_standard_form_agree():
     a = parse_goal("and (and (or (inhand  coke0 robot0)))")
     b = parse_goal("(:goal (and (and (or (inhand coke0 robot0)))))")
     assert a == b
@@ -91,5 +91,5 @@ def test_not_formula_repr():
     assert Not(Atom("p", ("a",))).pddl() == "(not (p a))"
 
 
-def test_goal_wrapper_with_autogptp_form():
+def test_goal_wrapper_with_autogpt_p_form():
     assert parse_goal("(:goal and(inhand apple0 human0))") == And((Atom("inhand", ("apple0", "human0")),))

@@ -184,7 +184,7 @@ def _read_transcript(p):
 
 
 def _read_dataset(p):
-    from groundplan.bench.datasets.autogptp import _rows
+    from groundplan.bench.datasets.autogpt_p import _rows
 
     return list(_rows(p, ("task", "scene_file", "desired_goal", "min_costs")))
 

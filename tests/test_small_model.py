@@ -63,20 +63,20 @@ def _norm(text: str) -> str:
 
 
 def _evaluation_instructions() -> set[str]:
-    from groundplan.bench.datasets import autogptp
+    from groundplan.bench.datasets import autogpt_p
 
     out: set[str] = set()
-    for loader in (autogptp.saycan_tasks, autogptp.plan_tool_tasks, autogptp.scenario_tasks,
-                   autogptp.substitution_tasks):
+    for loader in (autogpt_p.saycan_tasks, autogpt_p.plan_tool_tasks, autogpt_p.scenario_tasks,
+                   autogpt_p.substitution_tasks):
         out |= {_norm(t.instruction) for t in loader()}
     return out
 
 
 def test_pool_shares_no_instruction_with_the_evaluation_sets():
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
 
     try:
-        autogptp_root()
+        autogpt_p_root()
         evaluation = _evaluation_instructions()
     except Exception as exc:  # noqa: BLE001
         pytest.skip(f"AutoGPT+P data not available: {exc}")

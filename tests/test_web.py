@@ -281,7 +281,7 @@ def test_upload_is_parsed_and_rewritten_never_executed(tmp_path):
     assert r.status_code == 400 and "bad.yaml" in r.json()["error"]
 
 
-def test_upload_autogptp_txt_and_size_limit(tmp_path):
+def test_upload_autogpt_p_txt_and_size_limit(tmp_path):
     client, _ = make(tmp_path, max_upload=500)
     txt = ("SCENE-DESCRIPTION\nOBJECTS\ncounter:0\napple:0\nhuman:0\nEND-OBJECTS\nRELATIONS\n"
            "on apple:0 counter:0\nEND-RELATIONS\n")

@@ -1,7 +1,7 @@
 import pytest
 
 from groundplan.errors import SceneError
-from groundplan.world import load_scene, parse_autogptp_scene, parse_yaml_scene, write_yaml_scene
+from groundplan.world import load_scene, parse_autogpt_p_scene, parse_yaml_scene, write_yaml_scene
 
 GOOD = """SCENE-DESCRIPTION
 OBJECTS
@@ -21,8 +21,8 @@ human0 human:0
 END-LOCATIONS"""
 
 
-def test_autogptp_reader():
-    s = parse_autogptp_scene(GOOD, file="k.txt")
+def test_autogpt_p_reader():
+    s = parse_autogpt_p_scene(GOOD, file="k.txt")
     assert {o.name for o in s.objects} == {"coke0", "counter1", "table0"}
     assert {a.name for a in s.agents} == {"robot0", "human0"}
     robot = s.agent("robot0")
@@ -36,20 +36,20 @@ def test_autogptp_reader():
     (lambda t: t.replace("on coke:0 counter:1", "on coke:0 shelf:3"), "unknown object 'shelf3'", 9),
     (lambda t: t.replace("END-OBJECTS", "END-OBJECTS\nbanana:0"), "outside a section", 8),
 ])
-def test_autogptp_reader_errors_name_file_and_line(mutate, needle, line):
+def test_autogpt_p_reader_errors_name_file_and_line(mutate, needle, line):
     with pytest.raises(SceneError) as ei:
-        parse_autogptp_scene(mutate(GOOD), file="k.txt")
+        parse_autogpt_p_scene(mutate(GOOD), file="k.txt")
     assert needle in str(ei.value)
     assert ei.value.file == "k.txt" and ei.value.line == line
 
 
 def test_lenient_drops_with_warning():
-    s = parse_autogptp_scene(GOOD.replace("on coke:0 counter:1", "closed bottle:0"), file="k.txt", strict=False)
+    s = parse_autogpt_p_scene(GOOD.replace("on coke:0 counter:1", "closed bottle:0"), file="k.txt", strict=False)
     assert any("bottle0" in w for w in s.warnings)
 
 
 def test_yaml_round_trip(tmp_path):
-    s = parse_autogptp_scene(GOOD, file="k.txt")
+    s = parse_autogpt_p_scene(GOOD, file="k.txt")
     text = write_yaml_scene(s)
     s2 = parse_yaml_scene(text)
     assert s2.facts == s.facts

@@ -32,5 +32,5 @@ def data_dir(required: bool = True) -> Path:
     return p
 
 
-def autogptp_root() -> Path:
+def autogpt_p_root() -> Path:
     return data_dir() / "autogpt-p"

@@ -29,9 +29,9 @@ def _fail(msg: str) -> None:
 def _root(data: Optional[Path]) -> Path:
     if data is not None:
         return data
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
 
-    return autogptp_root()
+    return autogpt_p_root()
 
 
 @oam_app.command("build")

@@ -236,7 +236,7 @@ class SceneCatalog:
         """Parse an uploaded scene (YAML with yaml.safe_load, or AutoGPT+P .txt), build it
         against the household skill set to check it, and store the canonical YAML the parser
         produced. The text as sent is never stored, imported or run."""
-        from groundplan.world import parse_autogptp_scene, parse_yaml_scene, write_yaml_scene
+        from groundplan.world import parse_autogpt_p_scene, parse_yaml_scene, write_yaml_scene
 
         if len(text.encode("utf-8", errors="replace")) > self.max_upload:
             raise SceneError(f"larger than {self.max_upload} bytes", file=_display(filename))
@@ -249,7 +249,7 @@ class SceneCatalog:
             if UPLOAD_FORMATS[ext] == ".yaml":
                 scene = parse_yaml_scene(text, file=name, default_name=stem)
             else:
-                scene = parse_autogptp_scene(text, file=name, name=stem)
+                scene = parse_autogpt_p_scene(text, file=name, name=stem)
         except GroundplanError:
             raise
         except Exception as exc:  # noqa: BLE001 - a parser crash on hostile input is a bad file, not a 500

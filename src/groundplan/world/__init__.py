@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundplan.errors import SceneError
-from groundplan.world.autogptp_txt import parse_autogptp_scene, read_autogptp_scene
+from groundplan.world.autogpt_p_txt import parse_autogpt_p_scene, read_autogpt_p_scene
 from groundplan.world.scene import Agent, Location, Scene, SceneObject, split_name
 from groundplan.world.virtualhome import read_vh_scene
 from groundplan.world.yaml_io import parse_yaml_scene, read_yaml_scene, scene_to_dict, write_yaml_scene
 
-READERS = {".txt": read_autogptp_scene, ".yaml": read_yaml_scene, ".yml": read_yaml_scene,
+READERS = {".txt": read_autogpt_p_scene, ".yaml": read_yaml_scene, ".yml": read_yaml_scene,
            ".json": read_vh_scene}  # .json: a VirtualHome environment graph
 
 
@@ -25,5 +25,5 @@ def load_scene(path: str | Path, *, strict: bool = True) -> Scene:
     return reader(p, strict=strict)
 
 
-__all__ = ["Agent", "Location", "Scene", "SceneObject", "split_name", "load_scene", "parse_autogptp_scene",
-           "read_autogptp_scene", "parse_yaml_scene", "read_yaml_scene", "scene_to_dict", "write_yaml_scene"]
+__all__ = ["Agent", "Location", "Scene", "SceneObject", "split_name", "load_scene", "parse_autogpt_p_scene",
+           "read_autogpt_p_scene", "parse_yaml_scene", "read_yaml_scene", "scene_to_dict", "write_yaml_scene"]

@@ -4,19 +4,19 @@
 
 from __future__ import annotations
 
-from groundplan.bench.datasets import autogptp, saycan
+from groundplan.bench.datasets import autogpt_p, saycan
 from groundplan.core.datasets import DATASETS, DatasetSpec, eai, get_dataset, load_tasks, progprompt, register
 
 register(DatasetSpec("autogptp-saycan", "autogpt-p-standalone@14fa604",
-                     "AutoGPT+P's SayCan set: 104 instructions in 8 families with PDDL goals", autogptp.saycan_tasks))
+                     "AutoGPT+P's SayCan set: 104 instructions in 8 families with PDDL goals", autogpt_p.saycan_tasks))
 register(DatasetSpec("autogptp-plan-tool", "autogpt-p-standalone@14fa604",
                      "AutoGPT+P plan-tool sets: simple_task, simple_goal, complex_goal, knowledge, implicit (5x30)",
-                     autogptp.plan_tool_tasks))
+                     autogpt_p.plan_tool_tasks))
 register(DatasetSpec("autogptp-scenarios", "autogpt-p-standalone@14fa604",
                      "AutoGPT+P's 150 tool-selection scenarios (plan, partial, exploration, alternative, complex)",
-                     autogptp.scenario_tasks))
+                     autogpt_p.scenario_tasks))
 register(DatasetSpec("autogptp-substitution", "autogpt-p-standalone@14fa604",
-                     "AutoGPT+P alternative-suggestion sets (simple, medium, complex; 3x30)", autogptp.substitution_tasks,
+                     "AutoGPT+P alternative-suggestion sets (simple, medium, complex; 3x30)", autogpt_p.substitution_tasks,
                      has_goals=False))
 register(DatasetSpec("saycan-101", "say-can.github.io@v0",
                      "SayCan's 101 evaluation instructions in 7 families (no PDDL goals; extras: family, start states, "

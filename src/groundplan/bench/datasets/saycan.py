@@ -134,7 +134,7 @@ def _places(text: str) -> list[str]:
     return out
 
 
-def saycan101_judged_tasks(root: Optional[Path] = None, autogptp_root: Optional[Path] = None,
+def saycan101_judged_tasks(root: Optional[Path] = None, autogpt_p_root: Optional[Path] = None,
                            min_overlap: float = 0.3) -> list[Task]:
     """SayCan's 101 instructions in SayCan's own wording, each judged by executing to the gold
     goal AutoGPT+P wrote for the same instruction, in AutoGPT+P's scene for it.
@@ -146,10 +146,10 @@ def saycan101_judged_tasks(root: Optional[Path] = None, autogptp_root: Optional[
     ``k`` of the same family, and a pair whose words overlap less than ``min_overlap``
     (Jaccard) is a DatasetError naming both rows. ``extras['saycan_names']`` gives SayCan's
     words for the counters."""
-    from groundplan.bench.datasets.autogptp import saycan_tasks
+    from groundplan.bench.datasets.autogpt_p import saycan_tasks
 
     own = saycan101_tasks(root)
-    gold = saycan_tasks(autogptp_root) if autogptp_root else saycan_tasks()
+    gold = saycan_tasks(autogpt_p_root) if autogpt_p_root else saycan_tasks()
     by_family: dict[str, list[Task]] = {}
     for t in gold:
         by_family.setdefault(t.subset, []).append(t)

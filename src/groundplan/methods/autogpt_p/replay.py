@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
-from groundplan.datadir import autogptp_root
+from groundplan.datadir import autogpt_p_root
 from groundplan.llm.base import Backend
 from groundplan.llm.errors import LLMConfigError, ReplayMissError
 from groundplan.llm.factory import register_backend
@@ -608,7 +608,7 @@ class AutoGPTPReplayLLM(Backend):
 
     @classmethod
     def from_config(cls, config) -> "AutoGPTPReplayLLM":
-        return cls(config.model or "gpt-4", root=(config.extra or {}).get("autogptp_root"))
+        return cls(config.model or "gpt-4", root=(config.extra or {}).get("autogpt_p_root"))
 
     @property
     def model(self) -> str:
@@ -617,7 +617,7 @@ class AutoGPTPReplayLLM(Backend):
     @property
     def root(self) -> Path:
         if self._root is None:
-            self._root = autogptp_root()
+            self._root = autogpt_p_root()
         return self._root
 
     # ------------------------------------------------------------------ cases

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from groundplan.bench.datasets.autogptp import plan_tool_tasks, saycan_tasks
+from groundplan.bench.datasets.autogpt_p import plan_tool_tasks, saycan_tasks
 from groundplan.core.task import Task
-from groundplan.datadir import autogptp_root
+from groundplan.datadir import autogpt_p_root
 
 _LOG_RE = re.compile(r"planning_(gpt_\d)_(on|off)_(saycan_saycan|simulation)_(.+)\.log$")
 SAYCAN_FAMILY = {"nl_primitive": "saycan_a_nl_primitive", "nl_verb": "saycan_b_nl_verb",
@@ -41,7 +41,7 @@ def _field(block: str, name: str) -> Optional[str]:
 
 
 def load_logged_cases(root: Path | None = None) -> list[LoggedCase]:
-    root = root or autogptp_root()
+    root = root or autogpt_p_root()
     logdir = root / "autogpt_p" / "logs" / "planning"
     by_subset: dict[str, list[Task]] = {}
     for t in saycan_tasks(root) + plan_tool_tasks(root):

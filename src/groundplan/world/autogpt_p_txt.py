@@ -37,16 +37,16 @@ def _obj(token: str, file: str, line: int) -> tuple[str, str]:
     return f"{cls}{int(idx)}", cls
 
 
-def read_autogptp_scene(path: str | Path, *, strict: bool = True, name: str | None = None) -> Scene:
+def read_autogpt_p_scene(path: str | Path, *, strict: bool = True, name: str | None = None) -> Scene:
     p = Path(path)
     try:
         text = p.read_text()
     except OSError as exc:
         raise SceneError(f"cannot read scene: {exc.strerror}", file=str(p)) from None
-    return parse_autogptp_scene(text, file=str(p), strict=strict, name=name or p.stem)
+    return parse_autogpt_p_scene(text, file=str(p), strict=strict, name=name or p.stem)
 
 
-def parse_autogptp_scene(text: str, *, file: str = "<scene>", strict: bool = True, name: str = "scene") -> Scene:
+def parse_autogpt_p_scene(text: str, *, file: str = "<scene>", strict: bool = True, name: str = "scene") -> Scene:
     section: str | None = None
     seen: set[str] = set()
     description: list[str] = []

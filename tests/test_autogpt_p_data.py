@@ -5,13 +5,13 @@ from conftest import needs_data
 
 
 @needs_data
-def test_every_autogptp_scene_loads_and_builds():
+def test_every_autogpt_p_scene_loads_and_builds():
     import glob
 
-    from groundplan.datadir import autogptp_root
+    from groundplan.datadir import autogpt_p_root
     from groundplan.sim.pipeline import build
 
-    root = autogptp_root() / "autogpt_p" / "data" / "evaluation"
+    root = autogpt_p_root() / "autogpt_p" / "data" / "evaluation"
     files = glob.glob(str(root / "scenes" / "*.txt")) + glob.glob(str(root / "saycan" / "scenes" / "*" / "*.txt"))
     assert len(files) > 100
     for f in files:
@@ -22,7 +22,7 @@ def test_every_autogptp_scene_loads_and_builds():
 @needs_data
 @pytest.mark.parametrize("family", ["saycan_b_nl_verb", "saycan_d_structured_language", "saycan_e_embodiment"])
 def test_saycan_gold_goals_sample(planner, family):
-    from groundplan.bench.datasets.autogptp import saycan_tasks
+    from groundplan.bench.datasets.autogpt_p import saycan_tasks
     from groundplan.sim.pipeline import build, plan_and_check
 
     rows = [t for t in saycan_tasks() if t.subset == family][:6]

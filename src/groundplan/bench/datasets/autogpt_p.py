@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 from groundplan.core.task import Task
-from groundplan.datadir import autogptp_root
+from groundplan.datadir import autogpt_p_root
 from groundplan.errors import DatasetError
 
 EVAL = Path("autogpt_p/data/evaluation")
@@ -53,7 +53,7 @@ def _int(v: str | None):
 
 
 def saycan_tasks(root: Path | None = None) -> list[Task]:
-    root = root or autogptp_root()
+    root = root or autogpt_p_root()
     out = []
     for fam in SAYCAN_FAMILIES:
         path = root / EVAL / "saycan" / "scenarios" / f"{fam}.csv"
@@ -66,7 +66,7 @@ def saycan_tasks(root: Path | None = None) -> list[Task]:
 
 
 def plan_tool_tasks(root: Path | None = None, sets=PLAN_TOOL_SETS) -> list[Task]:
-    root = root or autogptp_root()
+    root = root or autogpt_p_root()
     out = []
     for name in sets:
         path = root / EVAL / "scenarios" / f"evaluation_{name}.csv"
@@ -88,7 +88,7 @@ def _trim_surplus_parens(goal: str) -> str:
 
 
 def scenario_tasks(root: Path | None = None, sets=SCENARIO_SETS) -> list[Task]:
-    root = root or autogptp_root()
+    root = root or autogpt_p_root()
     out = []
     for name in sets:
         path = root / EVAL / "scenarios" / f"autogptp_{name}.csv"
@@ -109,7 +109,7 @@ def scenario_tasks(root: Path | None = None, sets=SCENARIO_SETS) -> list[Task]:
 
 
 def substitution_tasks(root: Path | None = None, sets=SUBSTITUTION_SETS) -> list[Task]:
-    root = root or autogptp_root()
+    root = root or autogpt_p_root()
     out = []
     for name in sets:
         path = root / EVAL / "scenarios" / f"substitution_{name}.csv"
