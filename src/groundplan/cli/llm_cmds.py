@@ -189,7 +189,7 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         from groundplan.sim.pipeline import build
 
         if infer.startswith("llm"):  # llm[:strategy]: this command's LLM infers the classes the map lacks
-            from groundplan.cli.autogpt_cmds import llm_inferrer
+            from groundplan.cli.oam_cmds import llm_inferrer
 
             with build_llm(opts.config()) as ollm:
                 task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace,

@@ -252,10 +252,10 @@ def formats_command(schema: Optional[str] = typer.Option(
 def _register_optional() -> None:
     """Commands of the other command modules. An import error here is a broken command and
     fails loudly (it is never swallowed: a command must not silently disappear)."""
-    from groundplan.cli import autogpt_cmds, chat_cmds, llm_cmds
+    from groundplan.cli import chat_cmds, llm_cmds, oam_cmds
 
     app.command("chat")(chat_cmds.chat_command)
-    app.add_typer(autogpt_cmds.oam_app, name="oam")
+    app.add_typer(oam_cmds.oam_app, name="oam")
     app.add_typer(llm_cmds.llm_app, name="llm")
     app.command("goal")(llm_cmds.goal_command)
     from groundplan.cli import run_cmds
