@@ -281,8 +281,10 @@ def run_command(
             from groundplan.llm import build_llm
 
             llm = build_llm(cfg)
-        except GroundplanError as exc:
-            fail(str(exc))
+        except GroundplanError as exc:  # an endpoint that does not answer is an error (3), not bad input
+            from groundplan.llm.errors import LLMEndpointError
+
+            fail(str(exc), EXIT_ERROR if isinstance(exc, LLMEndpointError) else EXIT_INPUT)
     elif cls.needs_llm:
         fail(f"method '{method}' needs an LLM: pass --llm embedded|openai|replay|scripted")
 
