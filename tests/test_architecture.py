@@ -157,3 +157,40 @@ def test_the_method_and_dataset_recipes_run_through_the_bench_runner(tmp_path):
     with ResultStore(tmp_path / "results.sqlite") as store, pytest.raises(ConfigError, match="max_token'"):
         run_benchmark(RunSpec("test-kitchen-2", "test-echo-goal", llm, method_config={"max_token": 5}), store,
                       make_executor("local", workers=1))
+
+
+# ---------------------------------------------------------------- one name, one meaning
+
+#: duplicates in packages other hands are writing now (to be renamed by their owners)
+KNOWN_DUPLICATES = {"Example", "StepResult"}
+
+
+def _definitions() -> dict[str, list[str]]:
+    import ast
+
+    names: dict[str, list[str]] = {}
+    for f in sorted(SRC.rglob("*.py")):
+        for node in ast.parse(f.read_text()).body:
+            if isinstance(node, ast.ClassDef):
+                names.setdefault(node.name, []).append(str(f.relative_to(SRC)))
+    return names
+
+
+def test_each_class_name_has_one_meaning():
+    twice = {n: where for n, where in _definitions().items() if len(where) > 1 and n not in KNOWN_DUPLICATES}
+    assert not twice, twice
+
+
+def test_autogpt_p_is_spelled_one_way_in_code():
+    """Module, function and class names say autogpt_p (AutoGPTP in CamelCase); user-facing
+    dataset names such as autogptp-saycan are contracts and stay."""
+    import ast
+    import re
+
+    bad = [str(f.relative_to(SRC)) for f in SRC.rglob("*.py") if re.search(r"autogptp|autogpt(?!_p)", f.stem)]
+    for f in SRC.rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if re.search(r"autogptp|autogpt(?!_p)", node.name) or re.search(r"AutoGPT(?!P)|Autogpt", node.name):
+                    bad.append(f"{f.relative_to(SRC)}:{node.lineno} {node.name}")
+    assert not bad, bad

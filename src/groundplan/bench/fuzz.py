@@ -329,7 +329,7 @@ def goal_targets(scene_file: Path) -> list[Target]:
             escaped(p.goal)
         return p.ok
 
-    def run_autogpt(text: str) -> bool:
+    def run_autogpt_p(text: str) -> bool:
         r = check_syntax_and_semantics(text, pt, conds, allow_hidden=False)
         if r.goal is not None:
             escaped(r.goal)
@@ -337,7 +337,7 @@ def goal_targets(scene_file: Path) -> list[Target]:
 
     return [Target("goal_text/llm.goal", "propose_goal on a free answer (extract, parse, check)", g, run_llm_goal),
             Target("goal_text/autogpt_p", "AutoGPT+P Plan tool: extract_goal, syntax and semantic checks", g,
-                   run_autogpt)]
+                   run_autogpt_p)]
 
 
 def wake_target(scene_file: Path) -> Target:
