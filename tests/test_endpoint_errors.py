@@ -48,6 +48,9 @@ def test_context_length_400_is_an_error_episode_counted_apart(tmp_path):
         assert "HTTP 400" in error and "exceeds the available context size" in error
         assert json.loads(metrics)["error"] is True
         assert verdict_text(status, bool(success), None, error).startswith("error: ")
+    runs = gp("bench", "runs", "--db", db)
+    assert "autogpt_p@autogptp-saycan@openai:fake-model: " in runs.stdout
+    assert "3 episodes, 0 successes, 3 errors" in runs.stdout, runs.stdout
     report = (tmp_path / "report" / "report.md").read_text()
     assert "3 episodes ended in an error" in report and "unsuccessful episodes" not in report
     header = next(ln for ln in report.splitlines() if ln.startswith("| run "))

@@ -230,7 +230,8 @@ class ResultStore:
 
     def runs(self) -> list[dict[str, Any]]:
         rows = self._read(
-            "SELECT r.*, COUNT(e.task_id) AS episodes, COALESCE(SUM(e.success), 0) AS successes "
+            "SELECT r.*, COUNT(e.task_id) AS episodes, COALESCE(SUM(e.success), 0) AS successes, "
+            "COALESCE(SUM(e.status IN ('error', 'crash', 'unsupported')), 0) AS errors "
             "FROM runs r LEFT JOIN episodes e ON e.run_id = r.run_id GROUP BY r.run_id ORDER BY r.created, r.run_id")
         return [dict(r) for r in rows]
 

@@ -78,8 +78,8 @@ def runs_cmd(db: Optional[Path] = typer.Option(None, "--db", help=f"results file
         for r in runs:
             out.print(f"{r['run_id']}: {r['method']} on {r['dataset']}@{r['dataset_version']}, {r['backend']}"
                       f"{' ' + r['model'] if r['model'] else ''}, prompt {r['prompt_hash'] or '-'}: "
-                      f"{r['episodes']} episodes, {r['successes']} successes (created {r['created']})",
-                      highlight=False, soft_wrap=True)
+                      f"{r['episodes']} episodes, {r['successes']} successes, {r['errors']} errors "
+                      f"(created {r['created']})")
     except GroundplanError as exc:
         _fail(_one_line(exc))
 

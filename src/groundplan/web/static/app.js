@@ -525,12 +525,12 @@ async function refreshRuns() {
       const cb = el("input", { type: "checkbox", "data-run": run.run_id });
       const tr = el("tr", { "data-run": run.run_id }, el("td", {}, cb), el("td", { text: run.run_id }), el("td", { text: run.method }),
         el("td", { text: run.dataset }), el("td", { text: run.backend }), el("td", { text: run.model }),
-        el("td", { text: run.episodes }), el("td", { text: run.successes }));
+        el("td", { text: run.episodes }), el("td", { text: run.successes }), el("td", { text: run.errors ?? 0 }));
       tr.addEventListener("click", (e) => { if (e.target !== cb) showEpisodes(run.run_id); });
       tbody.append(tr);
     }
-    if (!r.runs.length) tbody.append(el("tr", {}, el("td", { colspan: 8, text: "no runs in this results file" })));
-  } catch (e) { tbody.append(el("tr", {}, el("td", { colspan: 8, class: "error", text: e.message }))); }
+    if (!r.runs.length) tbody.append(el("tr", {}, el("td", { colspan: 9, text: "no runs in this results file" })));
+  } catch (e) { tbody.append(el("tr", {}, el("td", { colspan: 9, class: "error", text: e.message }))); }
 }
 
 async function makeReport() {
