@@ -23,12 +23,12 @@ import sys
 import time
 from pathlib import Path
 
+from groundplan.core.metrics import oam_prf
 from groundplan.datadir import autogpt_p_root
 from groundplan.knowledge.oam import load_oam
 from groundplan.knowledge.oam_llm import (
     build_oam,
     data_file,
-    evaluate_oam,
     load_affordance_specs,
     load_classes,
     write_oam_json,
@@ -55,7 +55,7 @@ def main() -> int:
              "s per class |", "|---|---|---|---|---|---|---|---|---|---|"]
     results = {}
     for key, label in (("gpt4_map", "gpt-4_.json (recorded)"), ("sim_map", "simulation_classes_2.json (recorded)")):
-        s = evaluate_oam(load_oam(data_file(root, key)), truth, classes)
+        s = oam_prf(load_oam(data_file(root, key)), truth, classes)
         results[label] = s.to_dict()
         lines.append(f"| {label} | (GPT-4) | {s.classes} | {s.precision:.3f} | {s.recall:.3f} | {s.f1:.3f} | "
                      f"{'/'.join(f'{x:.2f}' for x in PAPER['logical'])} (logical) | - | - | - |")
@@ -67,7 +67,7 @@ def main() -> int:
     for strategy in args.strategies.split(","):
         if args.reuse:
             old = earlier[f"embedded {strategy}"]
-            s = evaluate_oam(load_oam(args.out / f"embedded-{strategy}.json"), truth, classes)
+            s = oam_prf(load_oam(args.out / f"embedded-{strategy}.json"), truth, classes)
             results[f"embedded {strategy}"] = {**s.to_dict(), **{k: old[k] for k in (
                 "llm_calls", "seconds", "prompt_tokens", "completion_tokens")}}
             lines.append(f"| SmolLM2-135M (embedded) | {strategy} | {s.classes} | {s.precision:.3f} | {s.recall:.3f} | "
@@ -82,7 +82,7 @@ def main() -> int:
                         name=f"embedded-{strategy}")
         secs = time.perf_counter() - t0
         write_oam_json(res.oam, args.out / f"embedded-{strategy}.json")
-        s = evaluate_oam(res.oam, truth, classes)
+        s = oam_prf(res.oam, truth, classes)
         u = meter.summary()
         results[f"embedded {strategy}"] = {**s.to_dict(), "llm_calls": res.llm_calls, "seconds": secs,
                                            "prompt_tokens": u.prompt_tokens, "completion_tokens": u.completion_tokens}
