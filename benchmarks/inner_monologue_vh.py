@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from saycan_llm import embedded_llm
 
             llm, workaround = embedded_llm(args.threads)
-        ctx = RunContext(llm=llm if m.needs_llm else None, config={"max_steps": args.max_steps})
+        cfg = {"max_steps": args.max_steps} if name.startswith("inner_monologue") else {}
+        ctx = RunContext(llm=llm if m.needs_llm else None, config=cfg)
         eps = []
         t_all = time.perf_counter()
         with (OUT / f"{name}@{args.dataset}.jsonl").open("w", encoding="utf-8") as fh:

@@ -26,6 +26,7 @@ with COWP's action sentences; this module is the VirtualHome one.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from string import Template
 from typing import Any, Callable, ClassVar, Optional, Sequence
 
@@ -51,8 +52,24 @@ from groundplan.prompts.inner_monologue import feedback_texts, render, template_
 #: tasks use; the skill set has more)
 ACTIONS = ("walk", "find", "grab", "open", "close", "put", "putin", "putback", "switchon", "switchoff", "sit", "standup",
            "drink", "lookat", "touch", "wipe", "turnto")
-DEFAULTS = {"examples": 2, "max_steps": 30, "scene_limit": 40, "constrained": True, "temperature": 0.0}
 DONE = "done"
+
+
+@dataclass(frozen=True)
+class InnerMonologueConfig:
+    #: worked dialogues from ProgPrompt's training tasks
+    examples: int = 2
+    #: actions attempted at most (never above the configured ``episode_max_steps``)
+    max_steps: int = 30
+    #: objects named in one scene line
+    scene_limit: int = 40
+    #: the answer under a grammar of one command or ``done``
+    constrained: bool = True
+    temperature: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.examples < 0 or self.max_steps < 1 or self.scene_limit < 1 or self.temperature < 0:
+            raise ValueError("examples >= 0, max_steps and scene_limit >= 1, temperature >= 0")
 
 Policy = Callable[[str, int], str]  # (prompt, step index) -> answer
 
@@ -112,30 +129,32 @@ class InnerMonologueBase(Method):
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.inner_monologue"
     skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"virtualhome"})
     requirement = "Inner Monologue acts in VirtualHome here (a VirtualHome graph and a goal to score)"
+    config_class = InnerMonologueConfig
 
     @classmethod
     def supports(cls, task: Task) -> Optional[str]:
         return super().supports(task) or environment_refusal(cls.name, task)
 
-    def policy(self, task: Task, ctx: RunContext, env: VHEnv, cfg: dict, meter: Any, rec: TraceRecorder) -> Policy:
+    def policy(self, task: Task, ctx: RunContext, env: VHEnv, cfg: InnerMonologueConfig, meter: Any,
+               rec: TraceRecorder) -> Policy:
         raise NotImplementedError
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
         t0 = time.perf_counter()
         rec = TraceRecorder()
         meter = new_meter()
-        cfg = {**DEFAULTS, **dict(ctx.config or {})}
         refusal = self.supports(task)
         if refusal:
             return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, refusal, seed=ctx.seed)
-        max_steps = min(int(cfg["max_steps"]), current_limits().episode_max_steps)
         commands: list[str] = []
         said_done, attempted, failed = False, 0, 0
         try:
+            cfg: InnerMonologueConfig = self.configure(ctx.config)
+            max_steps = min(cfg.max_steps, current_limits().episode_max_steps)
             env = VHEnv(task)
             policy = self.policy(task, ctx, env, cfg, meter, rec)
-            examples = example_dialogues(int(cfg["examples"]))
-            room, objs = seen_objects(env, int(cfg["scene_limit"]))
+            examples = example_dialogues(cfg.examples)
+            room, objs = seen_objects(env, cfg.scene_limit)
             dialogue = [fb("scene", objects=", ".join(objs) or "nothing")]
             rec.event("feedback", scene=dialogue[0])
             for i in range(max_steps):
@@ -156,7 +175,7 @@ class InnerMonologueBase(Method):
                 else:
                     failed += 1
                     dialogue.append(fb("failure", reason=" ".join((out.message or "unknown reason").split())))
-                new_room, objs = seen_objects(env, int(cfg["scene_limit"]))
+                new_room, objs = seen_objects(env, cfg.scene_limit)
                 if new_room != room:  # passive scene description when the view changes
                     room = new_room
                     dialogue.append(fb("scene", objects=", ".join(objs) or "nothing"))
@@ -182,18 +201,19 @@ class InnerMonologueBase(Method):
 class InnerMonologue(InnerMonologueBase):
     description = "Inner Monologue: next VirtualHome action from the LLM with success and scene feedback (closed loop)"
 
-    def policy(self, task: Task, ctx: RunContext, env: VHEnv, cfg: dict, meter: Any, rec: TraceRecorder) -> Policy:
+    def policy(self, task: Task, ctx: RunContext, env: VHEnv, cfg: InnerMonologueConfig, meter: Any,
+               rec: TraceRecorder) -> Policy:
         if ctx.llm is None:
             raise GroundplanError("no LLM in the run context (--llm)")
         llm = ctx.llm
-        grammar = action_grammar(env.object_list()) if cfg["constrained"] else None
+        grammar = action_grammar(env.object_list()) if cfg.constrained else None
 
         def ask(prompt: str, i: int) -> str:
             if grammar is not None:
-                c = llm.constrained(prompt, grammar=grammar, max_tokens=32, temperature=float(cfg["temperature"]),
+                c = llm.constrained(prompt, grammar=grammar, max_tokens=32, temperature=cfg.temperature,
                                     seed=ctx.seed, usage=meter)
             else:
-                c = llm.chat(prompt, max_tokens=32, temperature=float(cfg["temperature"]), stop=["\n"],
+                c = llm.chat(prompt, max_tokens=32, temperature=cfg.temperature, stop=["\n"],
                              seed=ctx.seed, usage=meter)
             rec.llm_call(f"next action {i + 1}", prompt if i == 0 else prompt[-300:], c)
             return c.text
@@ -204,9 +224,11 @@ class InnerMonologue(InnerMonologueBase):
 @register_method("inner_monologue_oracle")
 class InnerMonologueOracle(InnerMonologueBase):
     needs_llm = False
+    needs_extras = ("gold_script",)
     description = "Inner Monologue's loop with a scripted policy answering the gold commands (no LLM)"
 
-    def policy(self, task: Task, ctx: RunContext, env: VHEnv, cfg: dict, meter: Any, rec: TraceRecorder) -> Policy:
+    def policy(self, task: Task, ctx: RunContext, env: VHEnv, cfg: InnerMonologueConfig, meter: Any,
+               rec: TraceRecorder) -> Policy:
         import ast
 
         raw = (task.extras or {}).get("gold_script")
@@ -220,5 +242,5 @@ class InnerMonologueOracle(InnerMonologueBase):
         return answer
 
 
-__all__ = ["InnerMonologue", "InnerMonologueOracle", "ACTIONS", "DEFAULTS", "seen_objects", "example_dialogues",
+__all__ = ["InnerMonologue", "InnerMonologueOracle", "InnerMonologueConfig", "ACTIONS", "seen_objects", "example_dialogues",
            "action_grammar", "read_action"]

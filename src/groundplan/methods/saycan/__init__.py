@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, ClassVar, Optional, Protocol, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Optional, Protocol, Sequence
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
@@ -42,8 +43,21 @@ from groundplan.methods.saycan.examples import few_shot, numbered
 from groundplan.methods.saycan.skills import Skill, SkillSpace
 from groundplan.prompts.saycan import render
 
-DEFAULTS = {"examples": 6, "normalise": "sum", "max_steps": None, "top_k_trace": 5}
-DONE = "done"
+
+@dataclass(frozen=True)
+class SayCanConfig:
+    #: few-shot instruction-plan pairs in the prompt
+    examples: int = 6
+    #: ``sum``: summed token log-probabilities (SayCan's released code); ``mean``: per token
+    normalise: Literal["sum", "mean"] = "sum"
+    #: skills executed at most (None: the configured limit ``plan_max_steps``; never above it)
+    max_steps: Optional[int] = None
+    #: best candidates recorded per step in the trace
+    top_k_trace: int = 5
+
+    def __post_init__(self) -> None:
+        if self.examples < 0 or self.top_k_trace < 1 or (self.max_steps is not None and self.max_steps < 1):
+            raise ValueError("examples must be >= 0, top_k_trace and max_steps >= 1")
 
 
 class Scorer(Protocol):
@@ -58,8 +72,6 @@ class LLMScorer:
     def __init__(self, llm: Any, meter: UsageMeter, normalise: str):
         from groundplan.llm.goal_search import score_continuations
 
-        if normalise not in ("sum", "mean"):
-            raise GroundplanError(f"saycan: normalise must be 'sum' or 'mean', not {normalise!r}")
         self._score = score_continuations
         self.llm, self.meter, self.normalise = llm, meter, normalise
 
@@ -102,8 +114,9 @@ class SayCanBase(Method):
     #: SayCan writes no goal of its own: without a check goal nothing could judge its steps
     needs_goal: ClassVar[bool] = True
     requirement = "SayCan's skills are the household skill set's actions, described in words; it writes no goal"
+    config_class = SayCanConfig
 
-    def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter) -> Scorer:
+    def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter, cfg: SayCanConfig) -> Scorer:
         raise NotImplementedError
 
     def run(self, task: Task, ctx: RunContext) -> Episode:
@@ -113,19 +126,19 @@ class SayCanBase(Method):
         t0 = time.perf_counter()
         rec = TraceRecorder()
         meter = new_meter()
-        cfg = {**DEFAULTS, **dict(ctx.config or {})}
         refusal = self.supports(task)
         if refusal:
             return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, refusal, seed=ctx.seed)
-        limit = current_limits().plan_max_steps
-        max_steps = min(int(cfg["max_steps"] or limit), limit)
         try:
+            cfg: SayCanConfig = self.configure(ctx.config)
+            limit = current_limits().plan_max_steps
+            max_steps = min(cfg.max_steps or limit, limit)
             pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
             robot, persons = _robot_and_persons(pt)
             space = SkillSpace(pt, robot, persons, (task.extras or {}).get("saycan_names"))
-            scorer = self.make_scorer(task, ctx, pt, meter)
+            scorer = self.make_scorer(task, ctx, pt, meter, cfg)
             examples = "\n".join(render("example.txt", instruction=e.instruction, steps=e.render() + ".")
-                                 for e in few_shot(task.instruction, int(cfg["examples"])))
+                                 for e in few_shot(task.instruction, cfg.examples))
             ex = Executor(pt.domain, pt.problem)
             chosen: list[Skill] = []
             said_done = False
@@ -136,7 +149,7 @@ class SayCanBase(Method):
                                 steps=(steps_text + ", " if steps_text else "") + f"{n}. ")
                 scores = scorer(prompt, afforded, space.describer.done)
                 best = max(range(len(scores)), key=scores.__getitem__)
-                ranked = sorted(range(len(scores)), key=lambda i: -scores[i])[: int(cfg["top_k_trace"])]
+                ranked = sorted(range(len(scores)), key=lambda i: -scores[i])[: cfg.top_k_trace]
                 names = [s.text for s in afforded] + [space.describer.done]
                 rec.event("llm_call", purpose=f"saycan step {n}", prompt=prompt if n == 1 else prompt[-160:],
                           candidates=len(scores), continuations=[names[i] for i in ranked],
@@ -169,11 +182,10 @@ class SayCanBase(Method):
 class SayCan(SayCanBase):
     description = "SayCan: LLM likelihood of each skill's description x affordance (executor check), greedy"
 
-    def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter) -> Scorer:
+    def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter, cfg: SayCanConfig) -> Scorer:
         if ctx.llm is None:
             raise GroundplanError("no LLM in the run context (--llm)")
-        cfg = {**DEFAULTS, **dict(ctx.config or {})}
-        return LLMScorer(ctx.llm, meter, str(cfg["normalise"]))
+        return LLMScorer(ctx.llm, meter, cfg.normalise)
 
 
 @register_method("saycan_oracle")
@@ -182,7 +194,7 @@ class SayCanOracle(SayCanBase):
     needs_goal = True
     description = "SayCan's loop with an oracle scorer (the next step of a plan for the gold goal): no LLM"
 
-    def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter) -> Scorer:
+    def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter, cfg: SayCanConfig) -> Scorer:
         from groundplan.sim.pipeline import plan_and_check
 
         if ctx.planner is None:
@@ -193,4 +205,4 @@ class SayCanOracle(SayCanBase):
         return PlanScorer(out.plan)
 
 
-__all__ = ["SayCan", "SayCanOracle", "LLMScorer", "PlanScorer", "DEFAULTS"]
+__all__ = ["SayCan", "SayCanOracle", "SayCanConfig", "LLMScorer", "PlanScorer"]
