@@ -25,6 +25,7 @@ from groundplan.llm import (
     propose_goal,
 )
 from groundplan.llm.server import LocalLlamaServer, server_available
+from groundplan.testing.fake_openai import send_json
 
 pytestmark = pytest.mark.embedded
 
@@ -195,14 +196,7 @@ class FaultyProxy:
                     code, data = resp.status_code, resp.content
                     with lock:
                         proxy.forwarded += 1
-                try:
-                    self.send_response(code)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send_json(self, code, data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), H)
         self.server.daemon_threads = True

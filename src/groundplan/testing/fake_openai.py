@@ -36,6 +36,20 @@ CONTEXT_ERROR = {"error": {"code": 400, "message": "the request exceeds the avai
                            "type": "exceed_context_size_error", "n_prompt_tokens": 2519, "n_ctx": 2048}}
 
 
+def send_json(handler: BaseHTTPRequestHandler, code: int, data: bytes, headers=()) -> None:
+    """Answer ``handler``'s request with a JSON body (a client that hung up is ignored)."""
+    try:
+        handler.send_response(code)
+        for k, v in headers:
+            handler.send_header(k, v)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
 class FakeOpenAI:
     """An OpenAI-compatible server. ``faults(i)`` for the i-th POST: "429", "500", "hang",
     "reset", "context" (HTTP 400 context size exceeded). ``models``: what GET /v1/models lists
@@ -61,17 +75,7 @@ class FakeOpenAI:
                 pass
 
             def _send(self, code, obj, headers=()):
-                data = json.dumps(obj).encode()
-                try:
-                    self.send_response(code)
-                    for k, v in headers:
-                        self.send_header(k, v)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send_json(self, code, json.dumps(obj).encode(), headers)
 
             def do_GET(self):
                 if self.path.endswith("/models"):
@@ -162,4 +166,4 @@ class FakeOpenAI:
         self.server.server_close()
 
 
-__all__ = ["FakeOpenAI", "grammar_answer", "CONTEXT_ERROR"]
+__all__ = ["FakeOpenAI", "grammar_answer", "send_json", "CONTEXT_ERROR"]
