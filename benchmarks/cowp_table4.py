@@ -41,8 +41,11 @@ def trial_record(row) -> dict[str, Any]:
     calls = [e for e in row.trace if e.get("type") == "llm_call" and e.get("purpose") != "predicate generator"]
     replay = sum(1 for e in calls if (e.get("usage") or {}).get("source") == "replay")
     approx = sum(1 for e in calls if e.get("finish_reason") == "replay-approximate")
-    return {"task": row.task_id, "seed": row.seed, "subset": row.subset, "success": bool(row.success),
-            "met": bool(row.metrics.get("situation_met")), "solvable": res.get("solvable"),
+    # completion and situation handling as groundplan.core.metrics defined them when the row was stored
+    return {"task": row.task_id, "seed": row.seed, "subset": row.subset,
+            "success": bool(row.metrics.get("completed", row.success)),
+            "met": bool(row.metrics.get("situation_met")), "handled": bool(row.metrics.get("situation_handled")),
+            "solvable": res.get("solvable"),
             "situation": res.get("situation"), "calls": len(calls), "replayed": replay - approx, "approx": approx,
             "status": row.status, "seconds": float(row.wall_time)}
 
@@ -65,10 +68,10 @@ def stats(trials: list[dict[str, Any]]) -> dict[str, Any]:
     met = [t for t in trials if t["met"]]
     solv = [t for t in met if t["solvable"]]
     done = sum(t["success"] for t in trials)
-    handled = sum(t["success"] for t in met)
+    handled = sum(t["handled"] for t in met)
     return {"n": n, "completion": 100.0 * done / n if n else None, "met": len(met),
             "handling": 100.0 * handled / len(met) if met else None, "handled": handled,
-            "solvable": len(solv), "handled_of_solvable": sum(t["success"] for t in solv),
+            "solvable": len(solv), "handled_of_solvable": sum(t["handled"] for t in solv),
             "covered": sum(1 for t in met if t["calls"] and t["replayed"] + t["approx"] == t["calls"]),
             "covered_exact": sum(1 for t in met if t["calls"] and t["replayed"] == t["calls"]),
             "median_seconds": statistics.median(t["seconds"] for t in trials) if trials else None,
