@@ -22,9 +22,9 @@ def user_task(goal=None, skillset="household"):
 #: methods that run on a household task the user wrote (scene + instruction, no dataset fields)
 HOUSEHOLD_NO_CHECK = {"goalsearch", "autogpt_p", "autogpt_p_no_correction", "autogpt_p_naive_alternative"}
 #: ... and those that need a check goal there too (they write no goal of their own)
-HOUSEHOLD_WITH_CHECK = HOUSEHOLD_NO_CHECK | {"oracle", "saycan", "saycan_oracle"}
-REFUSED = {"wake_prompts", "cowp", "cowp_cw", "brainbody", "brainbody_oracle", "base_llm", "progprompt", "roblm",
-           "llm_p"}
+HOUSEHOLD_WITH_CHECK = HOUSEHOLD_NO_CHECK | {"oracle", "saycan", "saycan_oracle", "brainbody", "brainbody_nofb",
+                                            "brainbody_gbnf", "brainbody_embed", "base_llm"}
+REFUSED = {"wake_prompts", "cowp", "cowp_cw", "brainbody_oracle", "progprompt", "roblm", "llm_p"}
 
 
 def test_every_registered_method_declares_what_it_runs_on():

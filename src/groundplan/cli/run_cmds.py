@@ -99,7 +99,8 @@ def _plan(ev: Mapping[str, Any]) -> Any:
     steps = ev.get("steps") or []
     cost = f", cost {float(ev['cost']):g}" if ev.get("cost") is not None else ""
     err = f": {_short(ev['error'], 120)}" if ev.get("error") else ""
-    return styled(("plan ", "bold"), f"{ev.get('status', '')}, {len(steps)} steps{cost}{err}")
+    how = ev.get("status") or (f"from the {ev['source']}" if ev.get("source") else "")
+    return styled(("plan ", "bold"), f"{how + ', ' if how else ''}{len(steps)} steps{cost}{err}")
 
 
 def _step(ev: Mapping[str, Any]) -> Any:
@@ -167,7 +168,7 @@ def _summary(out, ep, verdict_text: str, check: Optional[str]) -> None:
     kind = verdict_text.split(":", 1)[0]
     out.print(styled(("verdict: ", "bold"), (verdict_text, _VERDICT_STYLE.get(kind, "bold"))))
     goal = _method_goal(ep)
-    if goal:
+    if goal and goal != check:
         held = (ep.metrics or {}).get("own_goal_held")
         out.print(f"goal: {goal}" + ("" if held is None else f" ({'holds' if held else 'does not hold'} after "
                                                                "execution)"))

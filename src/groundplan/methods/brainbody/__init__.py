@@ -129,8 +129,11 @@ def environment_refusal(name: str, task: Task) -> Optional[str]:
         if task.goal or ex.get("final_graph_file") or ex.get("vh_goal") is not None:
             return None
         return f"method '{name}' needs a goal to score its VirtualHome run (a gold goal, or --check GOAL)"
-    return (f"method '{name}' runs on the virtualhome / tabletop skill sets (BrainBody-LLM's environments: a "
-            f"VirtualHome graph or the Franka tabletop), not '{task.skillset}'")
+    if task.skillset == "household":
+        return None if task.goal else (f"method '{name}' needs a check goal to score its run in a household "
+                                       "scene (it writes no goal of its own): --check GOAL")
+    return (f"method '{name}' runs on the virtualhome / tabletop / household skill sets (BrainBody-LLM's "
+            f"environments: a VirtualHome graph, the Franka tabletop, a groundplan scene), not '{task.skillset}'")
 
 
 # ------------------------------------------------------------------------------- method
@@ -179,7 +182,7 @@ class BrainBodyMethod(Method):
             env = make_env(task)
             spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
             brain, body = self._roles(task, ctx, cfg, env, spec, meter, rec)
-            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec,
+            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits,
                                  agent=getattr(env, "agent", "a virtual agent"), env_limit=cfg.env_limit)
             score = env.score()
         except GroundplanError as exc:
@@ -209,7 +212,8 @@ class BrainBodyMethod(Method):
         else:
             plan_ex = spec["planning_examples"] if spec else vh_planning_examples(cfg.planning_examples)
             fb_ex = spec["feedback_examples"] if spec else _vh_feedback_examples()
-            brain = LLMBrain(ctx.llm, plan_ex, fb_ex, meter, rec, temperature=temp, seed=ctx.seed)
+            brain = LLMBrain(ctx.llm, plan_ex, fb_ex, meter, rec, temperature=temp, seed=ctx.seed,
+                             max_steps=ctx.limits.plan_max_steps)
         agent = getattr(env, "agent", "a virtual agent")
         if cfg.body == "oracle":
             body = oracle_body

@@ -176,6 +176,10 @@ def _parse_command(command: str) -> ScriptLine:
 def make_env(task: Task) -> "Environment":
     if task.skillset == "tabletop":
         return TabletopEnv(task)
+    if task.skillset == "household":
+        from groundplan.methods.brainbody.household import HouseholdEnv
+
+        return HouseholdEnv(task)
     return VHEnv(task)
 
 
