@@ -54,6 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from groundplan.bench.datasets import load_tasks
+    from groundplan.bench.metrics import aggregate
+    from groundplan.core.metrics import episode_metrics
     from groundplan.methods import RunContext, get_method
 
     tasks = load_tasks(args.dataset)
@@ -76,18 +78,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 ep = m.run(t, ctx)
                 dt = time.perf_counter() - t0
-                eps.append((ep, dt))
+                eps.append((ep, dt, t))
                 fh.write(json.dumps({"instruction": t.instruction, **ep.to_json()}) + "\n")
                 per_task.setdefault(t.instruction, {})[name] = f"{int(ep.success)} / {ep.metrics.get('gcr') or 0:.2f}"
                 print(f"{name:24s} {t.id:16s} {ep.status:8s} {dt:6.1f}s gcr={ep.metrics.get('gcr')} "
                       f"{t.instruction!r} -> {list(ep.plan)[:4]}", flush=True)
         n = len(eps)
-        sr = sum(e.success for e, _ in eps) / n
-        gcr = sum(e.metrics.get("gcr") or 0 for e, _ in eps) / n
-        ex = sum(e.metrics.get("exec") or 0 for e, _ in eps) / n
-        calls = sum(e.usage.calls for e, _ in eps) / n
-        tok = sum(e.usage.prompt_tokens + e.usage.completion_tokens for e, _ in eps) / n
-        sec = sum(d for _, d in eps) / n
+        # SR / GCR / EXEC by the one definition (groundplan.core.metrics), averaged as reports do
+        agg = aggregate(episode_metrics(e, t).to_dict() for e, _, t in eps)
+        sr, gcr, ex = agg["sr"], agg["gcr"], agg["exec"]
+        calls = sum(e.usage.calls for e, _, _ in eps) / n
+        tok = sum(e.usage.prompt_tokens + e.usage.completion_tokens for e, _, _ in eps) / n
+        sec = sum(d for _, d, _ in eps) / n
         rows.append(f"| {LABELS.get(name, name)} | {sr:.2f} | {gcr:.2f} | {ex:.2f} | {calls:.1f} | {tok:.0f} | "
                     f"{sec:.1f} |")
         print(rows[-1], f"(wall {time.perf_counter() - t_all:.0f} s)", flush=True)
