@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Se
 from groundplan.core.metrics import exec_rate, step_metrics
 from groundplan.core.task import Task
 from groundplan.core.verdict import verdict
+from groundplan.limits import Limits
+from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter, UsageSummary
 from groundplan.pddl.goal import parse_goal
 from groundplan.pddl.state import evaluate_goal
@@ -147,6 +149,10 @@ class RunContext:
     seed: int = 0
     config: Mapping[str, Any] = field(default_factory=dict)
     planner_timeout: Optional[float] = None
+    #: the resource bounds of this run (episode steps, plan steps, program lines, ...): they
+    #: travel with the context, so runs on threads (the web console) never swap a global;
+    #: default: the process's bounds when the context is built (``groundplan.limits.current``)
+    limits: Limits = field(default_factory=current_limits)
 
     def with_seed(self, seed: int) -> "RunContext":
         return replace(self, seed=seed)

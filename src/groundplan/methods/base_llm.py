@@ -39,7 +39,11 @@ def vh_program_examples(n: int = 3) -> str:
     return "\n\n".join(out)
 
 
-def read_commands(text: str) -> list[str]:
+def read_commands(text: str, max_commands: Optional[int] = None) -> list[str]:
+    """The script lines of an answer, at most ``max_commands`` (default: the limit
+    plan_max_steps in force)."""
+    if max_commands is None:
+        max_commands = current_limits().plan_max_steps
     out = []
     for line in (text or "").splitlines():
         if re.match(r"^\s*(High-level Instruction|Program)\s*:", line):
@@ -49,7 +53,7 @@ def read_commands(text: str) -> list[str]:
         m = re.search(r"(<(?:char\d+|rob\d+)>\s*)?\[\w+\][^\n]*", line)
         if m:
             out.append(m.group(0).strip())
-        if len(out) >= current_limits().plan_max_steps:
+        if len(out) >= max_commands:
             break
     return out
 
@@ -97,7 +101,7 @@ class BaseLLM(Method):
             c = ctx.llm.chat(prompt, max_tokens=240, temperature=cfg.temperature, seed=ctx.seed,
                              stop=("High-level Instruction", "\n\n\n"), usage=meter)
             rec.llm_call("program", prompt, c)
-            commands = read_commands(c.text)
+            commands = read_commands(c.text, ctx.limits.plan_max_steps)
             rec.event("plan", source="llm", steps=commands)
             res = LoopResult(commands)
             for i, cmd in enumerate(commands):

@@ -26,6 +26,7 @@ from groundplan.core.datasets.progprompt import pythonic_plans, split_graphs
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
+from groundplan.limits import Limits
 from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
     Episode,
@@ -101,10 +102,13 @@ def parse_step(action: str, actions: Sequence[str]) -> Optional[list[str]]:
     return [m.group(1)] + [w.strip("'\" ").lower() for w in m.group(2).split(",") if w.strip("'\" ")]
 
 
-def subgoals(program: str) -> list[tuple[str, list[str]]]:
-    """(sub-goal comment, lines) in order; lines before the first comment go to '0'."""
+def subgoals(program: str, max_lines: Optional[int] = None) -> list[tuple[str, list[str]]]:
+    """(sub-goal comment, lines) in order; lines before the first comment go to '0'. At most
+    ``max_lines`` lines are read (default: the limit program_max_lines in force)."""
+    if max_lines is None:
+        max_lines = current_limits().program_max_lines
     out: list[tuple[str, list[str]]] = [("0", [])]
-    for raw in program.split("\n")[:current_limits().program_max_lines]:
+    for raw in program.split("\n")[:max_lines]:
         line = raw.strip()
         if not line:
             continue
@@ -181,17 +185,18 @@ class _Agent:
 
 
 def execute_program(program: str, env: VHEnv, agent: "_Agent", ask: Callable[[str], str],
-                    rec: TraceRecorder) -> tuple[LoopResult, int]:
+                    rec: TraceRecorder, limits: Optional[Limits] = None) -> tuple[LoopResult, int]:
     """The original's execution loop over a program's sub-goals: ``assert`` lines ask
     ``ask`` (the state-check prompt), ``else:`` lines run on a False answer, other lines
     are steps (invalid ones are counted and reported, not executed). Returns the loop
     result and the number of attempted steps."""
     skills = tuple(env.world.domain.action_map)
-    res = LoopResult(program.split("\n")[:current_limits().program_max_lines])
+    max_lines = (limits or current_limits()).program_max_lines
+    res = LoopResult(program.split("\n")[:max_lines])
     total = 0
     check = ""
     last_assert = None
-    for goal, lines in subgoals(program):
+    for goal, lines in subgoals(program, max_lines):
         step = 1
         for action in lines:
             if step > MAX_PER_SUBGOAL:
@@ -282,7 +287,7 @@ class ProgPrompt(Method):
                 rec.llm_call("state-check", q, a)
                 return a.text
 
-            res, total = execute_program(program, env, agent, ask, rec)
+            res, total = execute_program(program, env, agent, ask, rec, ctx.limits)
             score = env.score()
         except GroundplanError as exc:
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,

@@ -182,7 +182,7 @@ class BrainBodyMethod(Method):
             env = make_env(task)
             spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
             brain, body = self._roles(task, ctx, cfg, env, spec, meter, rec)
-            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits,
+            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits, limits=ctx.limits,
                                  agent=getattr(env, "agent", "a virtual agent"), env_limit=cfg.env_limit)
             score = env.score()
         except GroundplanError as exc:

@@ -25,9 +25,12 @@ PASS = "<pass>"
 _STEP_RE = re.compile(r"^\s*(?:step\s*)?(\d+)\s*[:.)]\s*(.*?)\s*$", re.IGNORECASE)
 
 
-def parse_plan(text: str, *, start: int = 0) -> list[str]:
-    """Numbered steps (``0: walk to kitchen``) up to ``Done``; unnumbered lines after the
-    first step are ignored. Numbers are not checked (a replan restarts at the error step)."""
+def parse_plan(text: str, *, start: int = 0, max_steps: Optional[int] = None) -> list[str]:
+    """Numbered steps (``0: walk to kitchen``) up to ``Done``, at most ``max_steps`` (default:
+    the limit plan_max_steps in force); unnumbered lines after the first step are ignored.
+    Numbers are not checked (a replan restarts at the error step)."""
+    if max_steps is None:
+        max_steps = current_limits().plan_max_steps
     steps: list[str] = []
     for line in (text or "").splitlines():
         m = _STEP_RE.match(line)
@@ -39,7 +42,7 @@ def parse_plan(text: str, *, start: int = 0) -> list[str]:
         if re.match(r"(?i)done\b", body):
             break
         steps.append(body)
-        if len(steps) >= current_limits().plan_max_steps:
+        if len(steps) >= max_steps:
             break
     return steps
 
@@ -85,6 +88,8 @@ class LLMBrain(Brain):
     temperature: float = 0.0
     seed: int = 0
     env_limit: int = 60
+    #: the run's plan_max_steps (``RunContext.limits``); None: the limit in force
+    max_steps: Optional[int] = None
 
     def _ask(self, prompt: str, purpose: str) -> str:
         # stop where a few-shot model would start the next example
@@ -98,7 +103,7 @@ class LLMBrain(Brain):
         prompt = load("planning.txt").substitute(
             agent=ctx.agent, examples=self.planning_examples, objects=", ".join(ctx.objects),
             actions=", ".join(ctx.actions), environment=ctx.environment(), task=ctx.task)
-        return parse_plan(self._ask(prompt, "brain-plan"))
+        return parse_plan(self._ask(prompt, "brain-plan"), max_steps=self.max_steps)
 
     def replan(self, ctx: BrainContext, plan: Sequence[str], error_step: int, feedback: str) -> list[str]:
         prompt = load("feedback.txt").substitute(
@@ -107,7 +112,7 @@ class LLMBrain(Brain):
             environment=ctx.environment())
         text = self._ask(prompt, "brain-feedback")
         tail = text.split("New Plan:", 1)[1] if "New Plan:" in text else text
-        return parse_plan(tail)
+        return parse_plan(tail, max_steps=self.max_steps)
 
 
 @dataclass

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from groundplan.core.metrics import step_metrics
+from groundplan.limits import Limits
 from groundplan.limits import current as current_limits
 from groundplan.methods.brainbody.agents import PASS, Body, Brain, BrainContext
 
@@ -36,14 +37,15 @@ class LoopResult:
 
 
 def brainbody_loop(task: str, brain: Brain, body: Body, env, *, K: int, recorder=None,
-                   agent: str = "a virtual agent", env_limit: int = 60) -> LoopResult:
+                   agent: str = "a virtual agent", env_limit: int = 60, limits: Optional[Limits] = None) -> LoopResult:
+    """Algorithm 1. ``limits``: the run's bounds (``RunContext.limits``; default: those in force)."""
     ctx = BrainContext(task, env.object_list(), env.actions, lambda: env.environment_info(task, env_limit), agent)
     hlp = brain.plan(ctx)
     if recorder is not None:
         recorder.event("plan", source="brain", steps=hlp)
     res = LoopResult(list(hlp), initial_plan=list(hlp))
     k, i, guard = 0, 0, 0
-    max_steps = current_limits().episode_max_steps
+    max_steps = (limits or current_limits()).episode_max_steps
     while i != len(hlp) and guard < max_steps:
         guard += 1
         step = hlp[i]

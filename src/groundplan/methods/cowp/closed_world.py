@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import ClassVar, Optional
 
 from groundplan.core.task import Task
-from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 
@@ -36,7 +35,7 @@ class ClosedWorld(CowpFamilyMethod):
         failures, plans, error = 0, 0, None
         status = None
         plan: list[str] = []
-        while len(world.executed) + len(world.failures) < current_limits().episode_max_steps:
+        while len(world.executed) + len(world.failures) < ctx.limits.episode_max_steps:
             if not plan:
                 res = k.plan(ctx.planner, ctx.planner_timeout)
                 plans += 1

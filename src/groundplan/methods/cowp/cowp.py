@@ -49,6 +49,7 @@ class CowpLimits:
     """How long one COWP episode may go on (steps, failed actions, situations handled); not
     the process-wide resource bounds of ``groundplan.limits``."""
 
+    #: the run's episode_max_steps (``RunContext.limits``; default: the limit in force)
     max_steps: int = field(default_factory=lambda: current_limits().episode_max_steps)
     max_failures: int = MAX_FAILURES
     max_handlings: int = MAX_HANDLINGS
@@ -241,7 +242,8 @@ class CowpBase(CowpFamilyMethod):
         llm = self.llm_for(task, ctx)
         caller = LLMCaller(llm, meter, rec) if llm is not None else None
         run = CowpRun(trial, world, self.advisor(trial, world, caller), ctx.planner, rec,
-                      random.Random(f"cowp-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout)
+                      random.Random(f"cowp-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout,
+                      CowpLimits(max_steps=ctx.limits.episode_max_steps))
         k, error = run.run()
         metrics = {"monitor_questions": run.monitor_questions, "constraints": run.constraints,
                    "llm_sources": caller.sources if caller else {},

@@ -17,14 +17,13 @@ import random
 from typing import ClassVar, Optional, Sequence
 
 from groundplan.core.task import Task
-from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
 from groundplan.methods.cowp.spec import APPLIANCES_FILE, word_list
 
 from .advisor import locate_by_word
 from .common import CowpFamilyMethod, Ending
-from .cowp import MAX_FAILURES, CowpRun
+from .cowp import MAX_FAILURES, CowpLimits, CowpRun
 from .knowledge import Knowledge
 from .replay import rule_predicate
 from .world import Observation, SituationWorld, Trial
@@ -70,12 +69,13 @@ class ExternalKnowledge(CowpFamilyMethod):
                 meter: UsageMeter) -> Ending:
         kb = KnowledgeBase(trial, covered_half(trial, ctx.seed))
         helper = CowpRun(trial, world, kb, ctx.planner, rec,  # type: ignore[arg-type]
-                         random.Random(f"cowp-ek-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout)
+                         random.Random(f"cowp-ek-route:{trial.setup.seed}:{ctx.seed}"), ctx.planner_timeout,
+                         CowpLimits(max_steps=ctx.limits.episode_max_steps))
         k = Knowledge.from_trial(trial)
         failures, error, status = 0, None, None
         plan: list[str] = []
         repaired: set[str] = set()
-        while len(world.executed) + len(world.failures) < current_limits().episode_max_steps:
+        while len(world.executed) + len(world.failures) < ctx.limits.episode_max_steps:
             if not plan:
                 new = helper.plan(k, "replan")
                 if new is None:

@@ -33,7 +33,6 @@ from typing import Any, Callable, ClassVar, Optional, Sequence
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
-from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
     Episode,
     EpisodeStatus,
@@ -150,7 +149,7 @@ class InnerMonologueBase(Method):
         said_done, attempted, failed = False, 0, 0
         try:
             cfg: InnerMonologueConfig = self.configure(ctx.config)
-            max_steps = min(cfg.max_steps, current_limits().episode_max_steps)
+            max_steps = min(cfg.max_steps, ctx.limits.episode_max_steps)
             env = VHEnv(task)
             policy = self.policy(task, ctx, env, cfg, meter, rec)
             examples = example_dialogues(cfg.examples)

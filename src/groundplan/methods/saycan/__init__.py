@@ -26,7 +26,6 @@ from typing import Any, ClassVar, Literal, Optional, Protocol, Sequence
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
-from groundplan.limits import current as current_limits
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import (
     Episode,
@@ -131,7 +130,7 @@ class SayCanBase(Method):
             return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, refusal, seed=ctx.seed)
         try:
             cfg: SayCanConfig = self.configure(ctx.config)
-            limit = current_limits().plan_max_steps
+            limit = ctx.limits.plan_max_steps
             max_steps = min(cfg.max_steps or limit, limit)
             pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
             robot, persons = _robot_and_persons(pt)
