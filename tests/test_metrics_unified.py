@@ -178,12 +178,12 @@ def _stored_metrics(tmp_path, name: str, task: Task, ep: Episode) -> dict:
 
 
 @pytest.mark.parametrize("name", available_methods())
-def test_every_method_episode_goes_through_core_metrics(name, dataset_tasks, alfred_task, planner, tmp_path,
-                                                        monkeypatch):
+def test_every_method_episode_goes_through_core_metrics(name, dataset_tasks, planner, tmp_path, monkeypatch,
+                                                        request):
     if name == "roblm":
         import groundplan.methods.roblm as roblm
 
-        task, sample = alfred_task
+        task, sample = request.getfixturevalue("alfred_task")  # only RobLM needs alfworld
         # replay: the fine-tuned model's generation is the gold plan text (no weights needed)
         monkeypatch.setattr(roblm, "generate", lambda lm, prompts, sampling, batch_size=1: [sample.plan])
         monkeypatch.setattr(roblm, "load_model", lambda source: object())
