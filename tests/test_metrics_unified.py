@@ -85,6 +85,8 @@ def test_gcr_sr_and_goal_records():
 
 
 def test_minimal_tools_completion_situation():
+    assert M.success(_ep(True)) and not M.success(_ep(False))
+    assert not M.success(_ep(True, status="invalid"))  # an invalid dataset row is never a success
     assert M.minimal(True, 4.0, 4.0) is True and M.minimal(True, 5.0, 4.0) is False
     assert M.minimal(False, 4.0, 4.0) is False and M.minimal(True, 4.0, None) is None
     assert M.minimal_tools(True, 2, 2) is True and M.minimal_tools(True, 3, 2) is False

@@ -106,15 +106,15 @@ def goal_result(report: Any) -> GoalResult:
     unsatisfied, total)."""
     if isinstance(report, GoalResult):
         return report
-    success = getattr(report, "success", None)
-    if success is None:
-        success = getattr(report, "sr")
+    held = getattr(report, "success", None)
+    if held is None:
+        held = report.sr
     total = getattr(report, "total", None)
     unsatisfied = tuple(str(u) for u in (getattr(report, "unsatisfied", None) or ()))
     satisfied = getattr(report, "satisfied", None)
     if total is None and isinstance(satisfied, (tuple, list)):
         total = len(satisfied) + len(unsatisfied)
-    return GoalResult(bool(success), float(report.gcr), unsatisfied, None if total is None else int(total))
+    return GoalResult(bool(held), float(report.gcr), unsatisfied, None if total is None else int(total))
 
 
 def step_metrics(executed: int, planned: int, success: Optional[bool],
@@ -126,6 +126,12 @@ def step_metrics(executed: int, planned: int, success: Optional[bool],
     if recall is not None:
         m["gcr"] = float(recall)
     return m
+
+
+def success(ep: "Episode") -> bool:
+    """Success: the episode's check goal held after execution (the method evaluated it on the
+    executed state); an invalid dataset row is never a success."""
+    return bool(ep.success) and ep.status != INVALID
 
 
 def minimal(success: bool, cost: Optional[float], min_costs: Optional[float]) -> Optional[bool]:
@@ -227,31 +233,31 @@ def episode_exec(ep: "Episode") -> float:
     (the stored ``EpisodeMetrics``: ``exec`` without steps) keep their ``exec``; a method
     that records ``exec`` without its steps is reported by ``disagreements``."""
     m = ep.metrics or {}
-    success = bool(ep.success) and ep.status != INVALID
+    ok = success(ep)
     if m.get("planned_steps") is None and m.get("exec") is not None:
         return float(m["exec"])
-    return exec_rate(_int(m.get("executed_steps")) or 0, _int(m.get("planned_steps")) or 0, success)
+    return exec_rate(_int(m.get("executed_steps")) or 0, _int(m.get("planned_steps")) or 0, ok)
 
 
 def episode_metrics(ep: "Episode", task: "Task") -> EpisodeMetrics:
     """Every per-episode metric, by the definitions above (what the bench stores)."""
     m = ep.metrics or {}
     invalid = ep.status == INVALID
-    success = bool(ep.success) and not invalid
+    ok = success(ep)
     cost = _num(m.get("cost"))
     min_costs = _num(task.extras.get("min_costs"))
     tool_calls = _int(m.get("tool_calls"))
     recall = None if invalid else _num(m.get("gcr"))
     if recall is None:
-        recall = 1.0 if success else 0.0
+        recall = 1.0 if ok else 0.0
     met = bool(m.get("situation_met", False))
     accepted = task.extras.get("accepted_objects")
     u = ep.usage
     return EpisodeMetrics(
-        success=success, minimal=minimal(success, cost, min_costs),
-        minimal_tools=minimal_tools(success, tool_calls, _int(task.extras.get("min_tool_calls"))),
-        gcr=recall, sr=sr(recall), exec=episode_exec(ep), completed=completion(success), situation_met=met,
-        situation_handled=situation_handled(met, success, m.get("objects_used"), accepted),
+        success=ok, minimal=minimal(ok, cost, min_costs),
+        minimal_tools=minimal_tools(ok, tool_calls, _int(task.extras.get("min_tool_calls"))),
+        gcr=recall, sr=sr(recall), exec=episode_exec(ep), completed=completion(ok), situation_met=met,
+        situation_handled=situation_handled(met, ok, m.get("objects_used"), accepted),
         cost=cost, min_costs=min_costs, tool_calls=tool_calls, llm_calls=u.calls,
         prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens, tokens=u.total_tokens,
         wall_time=round(float(ep.wall_time), 6), invalid=invalid, error=ep.status in ERROR_STATUSES,
@@ -278,7 +284,7 @@ def disagreements(ep: "Episode", task: "Task") -> list[str]:
 
 
 __all__ = [
-    "COST_EPS", "GCR_EPS", "exec_rate", "gcr", "sr", "GoalResult", "goal_result", "step_metrics", "minimal",
-    "minimal_tools", "completion", "situation_handled", "oam_prf", "OAMScores", "EpisodeMetrics",
+    "COST_EPS", "GCR_EPS", "exec_rate", "gcr", "sr", "GoalResult", "goal_result", "step_metrics", "success",
+    "minimal", "minimal_tools", "completion", "situation_handled", "oam_prf", "OAMScores", "EpisodeMetrics",
     "episode_exec", "episode_metrics", "disagreements",
 ]
