@@ -34,8 +34,20 @@ DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.
 #: name -> (description, goalsearch config, uses the LLM)
 VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "shipped": ("goalsearch as shipped (the default configuration)", {}, True),
-    "no-lm": ("goalsearch without LM scoring", {"lm_scoring": False}, False),
+    "no-lm": ("minus LM scoring", {"lm_scoring": False}, False),
+    "with-lm": ("plus LM scoring (SmolLM2 reranks close calls)", {"lm_scoring": True}, True),
+    "no-negation": ("minus negation / except handling", {"negation": False}, True),
+    "no-mention-groups": ("minus groups from mentions (plurals, categories, numbers, source places)",
+                          {"mention_groups": False}, True),
+    "no-clause-rewrite": ("minus verbless conjuncts and dropping reason clauses",
+                          {"verbless_clauses": False, "drop_context_clauses": False}, True),
+    "no-mention-bonus": ("minus the bonus for named objects (ordinals, descriptor places)", {"w_mention": 0.0}, True),
 }
+
+
+#: --label: the name a run is saved under (e.g. the issue-10 code run from an older checkout)
+LABEL: dict[str, str] = {}
+LABEL_NOTE = ""
 
 
 def heldout_tasks(path: Path = HELDOUT_FILE, *, oracle: bool = False):
@@ -120,7 +132,11 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
     from groundplan.methods import RunContext, get_method
     from groundplan.planners import get_planner
 
-    desc, config, uses_llm = VARIANTS[name]
+    from groundplan.methods.small_model.search import SearchOptions
+
+    desc, config, _ = VARIANTS[name]
+    # the LLM is loaded when the variant scores with it (the shipped default decides otherwise)
+    uses_llm = bool(config.get("lm_scoring", SearchOptions().lm_scoring))
     tasks = tasks_for(set_name)[:limit] if limit else tasks_for(set_name)
     planner = get_planner("fast-downward")
     llm = build_llm(LLMConfig(cache=False, n_threads=threads)) if uses_llm else None
@@ -148,11 +164,12 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
         r = rows[-1]
         print(f"{name} {t.id} {'ok ' if r['success'] else 'BAD'} {r['wall_s']:.2f}s {t.instruction[:60]!r} -> {ep.goal}",
               flush=True)
-    res = {"variant": name, "description": desc, "config": config, "set": set_name, "threads": threads,
+    label = LABEL.get(name, name)
+    res = {"variant": label, "description": desc + (f" [{LABEL_NOTE}]" if LABEL_NOTE else ""), "config": config, "set": set_name, "threads": threads,
            "n_batch": n_batch, "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{name}@{set_name}.json").write_text(json.dumps(res, indent=1))
+    (out_dir / f"{label}@{set_name}.json").write_text(json.dumps(res, indent=1))
     return res
 
 
@@ -212,6 +229,8 @@ def main() -> int:
     r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
     r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, saycan, plan-tool")
     r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--label", help="save the run under this variant name")
+    r.add_argument("--label-note", help="what the label means (added to the description)")
     r.add_argument("--config", type=json.loads, help="JSON goalsearch options for the variant 'custom'")
     r.add_argument("--limit", type=int)
     r.add_argument("--n-batch", type=int, help="embedded model's batch size (1: one token per decode; the llama.cpp "
@@ -225,6 +244,10 @@ def main() -> int:
     if args.cmd == "report":
         print(report(args.out))
         return 0
+    if args.label:
+        global LABEL_NOTE
+        LABEL.update({v: args.label for v in args.variants})
+        LABEL_NOTE = args.label_note or ""
     if args.config is not None:
         VARIANTS["custom"] = ("ad-hoc options", args.config, bool(args.config.get("lm_scoring", True)))
     for v in args.variants:

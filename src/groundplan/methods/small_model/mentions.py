@@ -28,6 +28,11 @@ from groundplan.methods.small_model.candidates import ORDINALS, SceneView, split
 NUMBERS = {"two": 2, "both": 2, "couple": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4,
            "5": 5}
 ALL_WORDS = ("all", "every", "each", "everything")
+_MEASURES = ("pieces", "bags", "loaves", "bottles", "cans", "slices", "packs", "packets", "boxes", "bars", "cartons",
+             "jars", "bunches")
+#: the user as the receiver: "give me", "bring it to me", "I'd like"
+PERSON = re.compile(r"\b(?:give|hand|bring|get|pass|fetch|grab|toss)\s+me\b|\b(?:to|for)\s+me\b|"
+                    r"\bi\s*(?:'d|would)?\s*(?:like|want|need)\b|\bcan\s+i\s+(?:have|get)\b", re.IGNORECASE)
 #: verbs whose goal needs no named destination (the trash, the user, the robot's hand)
 _NO_DEST = re.compile(r"\b(throw|toss|discard|dispose|bin|dump|get\s+rid|trash|bring|give|hand|fetch|pass|clear|"
                       r"empty|remove)\b", re.IGNORECASE)
@@ -94,6 +99,15 @@ class Analysis:
         return frozenset(o for m in self.mentions if not m.category and not m.descriptor for o in m.objects)
 
     @property
+    def kinds(self) -> frozenset[str]:
+        """Objects of a category the instruction names ("some cutlery")."""
+        return frozenset(o for m in self.mentions if m.category for o in m.objects)
+
+    @property
+    def to_person(self) -> bool:
+        return bool(PERSON.search(self.text))
+
+    @property
     def descriptors(self) -> frozenset[str]:
         return frozenset(o for m in self.mentions if m.descriptor for o in m.objects)
 
@@ -149,9 +163,11 @@ class Lexicon:
             for m in self._re.finditer(low):
                 cls, plural = self._form[m.group(1)]
                 objs = self.by_cls.get(cls, [])
-                before = _WORD.findall(low[max(0, m.start() - 40):m.start()])[-3:]
-                ordinal = next((ORDINALS.index(w) for w in reversed(before) if w in ORDINALS), None)
+                before = _WORD.findall(low[max(0, m.start() - 40):m.start()])[-4:]
+                ordinal = next((ORDINALS.index(w) for w in reversed(before[-3:]) if w in ORDINALS), None)
                 count = next((NUMBERS[w] for w in reversed(before) if w in NUMBERS), None)
+                if before[-1:] == ["of"] and len(before) >= 2 and before[-2] in _MEASURES:
+                    plural = True  # "pieces of cheese", "bags of chips"
                 chosen = set(objs)
                 if ordinal is not None and not cls.startswith("#") and ordinal < len(objs):
                     chosen = {objs[ordinal]}
@@ -193,6 +209,12 @@ class Lexicon:
                 continue
             there = {o for o in a.objects if self.view.place.get(o) in b.objects}
             if not there:
+                continue
+            # only when the goal's destination is elsewhere: a later place, or a verb that
+            # needs none ("bring me the fork in the drawer"); else it is the destination
+            places = set(self.view.place.values())
+            later = any(set(x.objects) & places for x in out[k + 2:] if not x.category)
+            if not later and not _NO_DEST.search(low):
                 continue
             out[k] = Mention(a.start, a.end, frozenset(there), a.cls, a.plural, a.category, a.ordinal, a.count)
             out[k + 1] = Mention(b.start, b.end, b.objects, b.cls, b.plural, b.category, b.ordinal, b.count, True)
@@ -269,7 +291,9 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     group: set[str] = set()
     count: Optional[int] = None
     source: Optional[str] = None
-    has_all = any(w in ALL_WORDS for w in words)
+    # "clear the table (into the trash)": everything there
+    has_all = any(w in ALL_WORDS for w in words) or bool(re.search(r"\b(clear|empty)\s+(off\s+|out\s+)?the\b",
+                                                                     positive, re.IGNORECASE))
     # a plural noun is a group; a category word ("fruit", "food") only with "all"
     grouped = [m for m in kept if (m.plural or (m.category and has_all)) and len(m.objects - excluded) >= 2]
     counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
@@ -285,13 +309,15 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             if m.category or not (set(m.objects) & places):
                 continue
             pre = instruction.lower()[max(0, m.start - 25):m.start]
-            prep = re.search(r"\b(on|in|from|off|at|inside)\b(\s+\w+){0,2}\s*$", pre)
+            prep = re.search(r"\b(on|in|from|off|at|inside|clear|empty)\b(\s+\w+){0,2}\s*$", pre)
             if not prep:
                 continue
-            # a source when said so ("from", "off"), when a destination follows, or when the
-            # verb needs none ("throw away all the fruit in the bowl"); else a destination
+            # a source when said so ("from", "off", "clear the table"), when a destination
+            # follows, or when the verb needs none ("throw away all the fruit in the bowl");
+            # else a destination
             later = [x for x in kept if x.start > m.end and not x.category and (set(x.objects) & places)]
-            if prep.group(1) not in ("from", "off") and not later and not _NO_DEST.search(instruction):
+            said = prep.group(1) in ("from", "off", "clear", "empty")
+            if not said and not later and not _NO_DEST.search(instruction):
                 continue
             place = next(iter(m.objects)) if len(m.objects) == 1 else None
             if place is None:

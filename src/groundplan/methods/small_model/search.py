@@ -253,7 +253,7 @@ class GoalSearcher:
             multi: Optional[GoalCandidate] = None
             if an is not None and an.group:
                 multi = self._group_goal(an, cands, scores, order)
-            if multi is None and (an is None or not an.group) and any(w in ALL_WORDS for w in words):
+            if multi is None and not opts.mention_groups and any(w in ALL_WORDS for w in words):
                 multi = self._all_group(text, words, cands, scores, order, view)
             if multi is None and not opts.mention_groups:
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
@@ -339,7 +339,7 @@ class GoalSearcher:
         names one object of its class: the others of that class go down)."""
         out = np.zeros(len(cands))
         w = self.options.w_mention
-        named = an.named
+        named, kinds, person = an.named, an.kinds, an.to_person
         picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
         for i, c in enumerate(cands):
             args = c.atom.args
@@ -350,6 +350,10 @@ class GoalSearcher:
                 continue
             if c.focus in named:
                 out[i] += w
+            elif c.focus in kinds:
+                out[i] += 0.5 * w
+            if person and c.frame.startswith("inhand/"):
+                out[i] += 0.5 * w if c.frame == "inhand/?/human" else -0.5 * w
             for a in args[1:]:
                 if a in named:
                     out[i] += 0.5 * w
@@ -364,8 +368,10 @@ class GoalSearcher:
     def _group_goal(self, an: Analysis, cands, scores, order) -> Optional[GoalCandidate]:
         """One atom pattern over the group ("all the forks on the second table", "two plastic
         cups"): the best atom about a member fixes the pattern, every member (or the best k) gets it."""
+        # things taken from a place go somewhere: a relation, not a state ("clear the table")
         idx = [i for i in order if cands[i].focus in an.group and scores[i] > -1.0
-               and (an.source is None or an.source not in cands[i].atom.args)]
+               and (an.source is None or (an.source not in cands[i].atom.args
+                                          and cands[i].atom.predicate in ("on", "in", "inhand")))]
         if not idx:
             return None
         pat = self._pattern(cands[idx[0]])
