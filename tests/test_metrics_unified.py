@@ -67,6 +67,7 @@ def test_episode_metrics_recompute_exec_from_steps():
     assert M.disagreements(bad, _task()) and "exec" in M.disagreements(bad, _task())[0]
     assert M.disagreements(_ep(False, **M.step_metrics(0, 0, False)), _task()) == []
     assert M.disagreements(_ep(True, gcr=0.5, sr=True), _task())  # SR is 1 iff GCR is 1
+    assert M.disagreements(_ep(True, executed_steps=5, planned_steps=4), _task())  # more executed than planned
 
 
 def test_gcr_sr_and_goal_records():

@@ -278,6 +278,9 @@ def disagreements(ep: "Episode", task: "Task") -> list[str]:
         out.append("exec recorded without planned_steps/executed_steps")
     if m.get("sr") is not None and bool(m["sr"]) != em.sr:
         out.append(f"sr: the method recorded {m['sr']}, the definition gives {em.sr} (gcr {em.gcr})")
+    if not 0.0 <= em.exec <= 1.0:
+        out.append(f"exec {em.exec} is not a rate in [0, 1] ({m.get('executed_steps')} executed of "
+                   f"{m.get('planned_steps')} planned steps)")
     if m.get("gcr") is not None and not 0.0 <= float(m["gcr"]) <= 1.0:
         out.append(f"gcr {m['gcr']} is not a recall in [0, 1]")
     return out
