@@ -25,7 +25,7 @@ from groundplan.methods.base import (
     register_method,
 )
 from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, environment_refusal, vh_command_text
-from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
+from groundplan.methods.brainbody.algorithm import LoopResult, loop_metrics
 from groundplan.methods.brainbody.envs import make_env
 from groundplan.prompts.brainbody import load
 
@@ -116,7 +116,7 @@ class BaseLLM(Method):
         rec.event("result", success=score.success, gcr=score.gcr)
         status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
         return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),
-                       metrics=episode_metrics(res, score), usage=meter.summary(),
+                       metrics=loop_metrics(res, score), usage=meter.summary(),
                        wall_time=time.perf_counter() - t0, trace=rec.freeze(),
                        error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
                        seed=ctx.seed)

@@ -38,7 +38,7 @@ from groundplan.methods.base import (
     new_meter,
     register_method,
 )
-from groundplan.methods.brainbody.algorithm import LoopResult, episode_metrics
+from groundplan.methods.brainbody.algorithm import LoopResult, loop_metrics
 from groundplan.methods.brainbody.envs import VHEnv
 from groundplan.prompts.progprompt import load
 
@@ -293,7 +293,7 @@ class ProgPrompt(Method):
             return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
                                   wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
         rec.event("result", success=score.success, gcr=score.gcr)
-        metrics = episode_metrics(res, score)
+        metrics = loop_metrics(res, score)
         metrics.update(step_metrics(res.executed, total, score.success))  # steps: the program's lines
         status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
         return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),

@@ -50,7 +50,7 @@ from groundplan.methods.brainbody.agents import (
     body_grammar,
     verbalise_vh,
 )
-from groundplan.methods.brainbody.algorithm import brainbody_loop, episode_metrics
+from groundplan.methods.brainbody.algorithm import brainbody_loop, loop_metrics
 from groundplan.methods.brainbody.envs import make_env
 from groundplan.prompts.brainbody import load_text
 
@@ -182,7 +182,7 @@ class BrainBodyMethod(Method):
             env = make_env(task)
             spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
             brain, body = self._roles(task, ctx, cfg, env, spec, meter, rec)
-            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits, limits=ctx.limits,
+            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits,
                                  agent=getattr(env, "agent", "a virtual agent"), env_limit=cfg.env_limit)
             score = env.score()
         except GroundplanError as exc:
@@ -192,7 +192,7 @@ class BrainBodyMethod(Method):
         status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
         return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal,
                        plan=tuple(res.commands),
-                       metrics=episode_metrics(res, score, {"K": cfg.K, "brain": cfg.brain, "body": cfg.body}),
+                       metrics=loop_metrics(res, score, {"K": cfg.K, "brain": cfg.brain, "body": cfg.body}),
                        usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
                        error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
                        seed=ctx.seed)

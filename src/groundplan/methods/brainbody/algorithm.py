@@ -79,11 +79,11 @@ def brainbody_loop(task: str, brain: Brain, body: Body, env, *, K: int, recorder
     return res
 
 
-def episode_metrics(res: LoopResult, score, extra: Optional[dict] = None) -> dict:
+def loop_metrics(res: LoopResult, score, extra: Optional[dict] = None) -> dict:
     """The loop's record: steps = commands sent to the actuator (EXEC and GCR by
     ``core.metrics``), feedback loops, passes."""
     return {**step_metrics(res.executed, len(res.commands), score.success, score.gcr),
             "feedback_loops": res.feedback_loops, "passes": res.passes, "plan_steps": len(res.plan), **(extra or {})}
 
 
-__all__ = ["LoopResult", "brainbody_loop", "episode_metrics", "PASS"]
+__all__ = ["LoopResult", "brainbody_loop", "loop_metrics", "PASS"]
