@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
 import sys
 import time
 import traceback
@@ -28,6 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 OUT = Path(__file__).resolve().parent / "results" / "cross"
 EPISODES = OUT / "episodes.jsonl"
+
+
+class TaskTimeout(Exception):
+    """One task ran past ``--task-timeout`` (raised by SIGALRM in the main thread)."""
+
+
+def _alarm(signum, frame):  # noqa: ARG001 - signal handler signature
+    raise TaskTimeout
 
 
 def sample(tasks: Sequence[Any], n: int, seed: int, dataset: str) -> list[Any]:
@@ -83,6 +92,7 @@ def run_cells(args: argparse.Namespace) -> None:
     done = {(r["row"], r["dataset"], r["task_id"]) for r in load_records()}
     llms = LLMs(args.threads)
     planner = get_planner()
+    signal.signal(signal.SIGALRM, _alarm)
     task_cache: dict[str, list[Any]] = {}
     OUT.mkdir(parents=True, exist_ok=True)
     for row in ROWS:
@@ -108,10 +118,17 @@ def run_cells(args: argparse.Namespace) -> None:
                 t0 = time.perf_counter()
                 try:
                     ctx = RunContext(llm=llms.get(row.llm), planner=planner, seed=args.seed, config=dict(c.config))
-                    ep = method.run(c.prepare(t), ctx)
+                    signal.setitimer(signal.ITIMER_REAL, args.task_timeout)
+                    try:
+                        ep = method.run(c.prepare(t), ctx)
+                    finally:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
                     rec = {"status": ep.status, "success": bool(ep.success), "gcr": ep.metrics.get("gcr"),
                            "calls": ep.usage.calls, "tokens": ep.usage.prompt_tokens + ep.usage.completion_tokens,
                            "error": (ep.error or "")[:300] or None}
+                except TaskTimeout:
+                    rec = {"status": "timeout", "success": False, "gcr": None, "calls": 0, "tokens": 0,
+                           "error": f"stopped after {args.task_timeout:.0f} s (cross-table task timeout)"}
                 except Exception as exc:  # noqa: BLE001 - a crash is recorded as the cell's result
                     rec = {"status": "crash", "success": False, "gcr": None, "calls": 0, "tokens": 0,
                            "error": f"{type(exc).__name__}: {exc}"[:300],
@@ -161,7 +178,7 @@ def report(args: argparse.Namespace) -> None:
             n = len(rs)
             succ = sum(r["success"] for r in rs) / n
             gcrs = [r["gcr"] for r in rs if r.get("gcr") is not None]
-            errs = sum(r["status"] in ("error", "crash") for r in rs)
+            errs = sum(r["status"] in ("error", "crash", "timeout") for r in rs)
             gcr_txt = f"{sum(gcrs) / len(gcrs):.2f}" if gcrs else "-"
             cells_md.append(f"{succ:.2f} / {gcr_txt} ({n}{f', {errs} err' if errs else ''})")
             mrow.append(succ)
@@ -169,7 +186,8 @@ def report(args: argparse.Namespace) -> None:
             calls = sum(r["calls"] for r in rs) / n
             tok = sum(r["tokens"] for r in rs) / n
             sec = sum(r["seconds"] for r in rs) / n
-            first_err = next((r["error"] for r in rs if r["status"] in ("error", "crash") and r.get("error")), "")
+            first_err = next((r["error"] for r in rs if r["status"] in ("error", "crash", "timeout") and r.get("error")),
+                             "")
             details.append(f"| {row.label} | {d} | {c.how} | {n} | {succ:.2f} | {gcr_txt} | {errs}"
                            f"{(': ' + first_err[:120].replace('|', '/')) if first_err else ''} | {calls:.1f} | "
                            f"{tok:.0f} | {sec:.1f} |")
@@ -181,7 +199,7 @@ def report(args: argparse.Namespace) -> None:
             "Command (regenerates everything: runs the cells not yet in `episodes.jsonl`, then writes this file "
             "and `cross_table.png`):\n\n"
             f"    .venv/bin/python benchmarks/cross_table.py --n {args.n} --n-embedded {args.n_embedded} "
-            f"--seed {args.seed} --cell-budget {args.cell_budget}\n\n"
+            f"--seed {args.seed} --cell-budget {args.cell_budget:.0f} --task-timeout {args.task_timeout:.0f}\n\n"
             f"**Seeded samples per cell** (seed {args.seed}): {args.n} tasks for oracle and replay rows, "
             f"{args.n_embedded} for embedded-model rows (SmolLM2-135M, one thread"
             f"{', one-token micro-batches: host workaround in benchmarks/saycan_llm.py' if workaround else ''}), "
@@ -235,6 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--n-embedded", type=int, default=2, help="tasks per cell for embedded-model rows")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cell-budget", type=float, default=300.0, help="seconds after which a cell starts no task")
+    ap.add_argument("--task-timeout", type=float, default=300.0, help="seconds after which one task is stopped")
     ap.add_argument("--kinds", default="oracle,replay,embedded")
     ap.add_argument("--rows", default="", help="only these row labels (comma-separated)")
     ap.add_argument("--datasets", default="", help="only these datasets (comma-separated)")

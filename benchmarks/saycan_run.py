@@ -17,7 +17,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -96,7 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--normalise", default="sum", choices=("sum", "mean"))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--variant", default="")
+    ap.add_argument("--report-only", action="store_true", help="re-make the .md from the .jsonl episodes")
     args = ap.parse_args(argv)
+    if args.report_only:
+        return report_only(args)
 
     from groundplan.bench.datasets import load_tasks
     from groundplan.methods import RunContext, get_method
@@ -122,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             dt = time.perf_counter() - t0
             d = ep.to_json()
             fh.write(json.dumps({"dataset": args.dataset, "family": t.subset, "instruction": t.instruction,
-                                 **slim(d)}) + "\n")
+                                 "seconds": round(dt, 2), "workaround": workaround, **slim(d)}) + "\n")
+            fh.flush()
             u = ep.usage
             rows.append({"family": t.subset, "success": bool(ep.success), "gcr": ep.metrics.get("gcr"),
                          "said_done": ep.metrics.get("said_done"), "steps": len(ep.plan), "calls": u.calls,
@@ -130,21 +134,54 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{t.id:34s} {ep.status:8s} {dt:6.1f}s {t.instruction[:50]!r} -> {ep.metrics.get('skills')}",
                   flush=True)
     wall = time.perf_counter() - t_all
+    write_md(args, name, rows, len(tasks), llm.model if llm else None, workaround, f"wall time {wall:.0f} s")
+    print(table(rows))
+    return 0
+
+
+def report_only(args: argparse.Namespace) -> int:
+    """The table from the recorded episodes (a run stopped early reports the tasks it did)."""
+    name = f"{args.method}@{args.dataset}" + (f"@{args.variant}" if args.variant else "")
+    rows, model, workaround = [], None, False
+    for line in (OUT / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+        try:
+            e = json.loads(line)
+        except json.JSONDecodeError:  # the last line of a run stopped while writing
+            continue
+        u = e["usage"]
+        model = model or u.get("model") or None
+        workaround = workaround or bool(e.get("workaround"))
+        rows.append({"family": e["family"], "success": bool(e["success"]), "gcr": e["metrics"].get("gcr"),
+                     "said_done": e["metrics"].get("said_done"), "steps": len(e["plan"]), "calls": u["calls"],
+                     "tokens": u["prompt_tokens"] + u["completion_tokens"],
+                     "seconds": e.get("seconds") or e.get("wall_time") or 0.0})
+    if not model and args.method == "saycan":
+        model = "SmolLM2-135M-Instruct.Q4_1"
+    write_md(args, name, rows, None, model, workaround or args.method == "saycan", "report re-made from the episodes")
+    print(table(rows))
+    return 0
+
+
+def write_md(args: argparse.Namespace, name: str, rows: list[dict], n_planned: Optional[int], model: Optional[str],
+             workaround: bool, when: str) -> None:
+    n = len(rows)
+    sample_txt = ("every task" if args.per_family <= 0 else
+                  f"seeded sample, {args.per_family} per family, seed {args.seed}")
+    partial = "" if n_planned is None or n_planned == n else f" of {n_planned} planned"
     head = (f"# {args.method} on {args.dataset}\n\n"
             f"Command: `.venv/bin/python benchmarks/saycan_run.py --dataset {args.dataset} --method {args.method} "
             f"--per-family {args.per_family} --seed {args.seed} --max-steps {args.max_steps} --examples "
             f"{args.examples} --normalise {args.normalise}`\n\n"
-            f"{len(tasks)} tasks ({'every task' if args.per_family <= 0 else f'seeded sample, {args.per_family} per family, seed {args.seed}'}); "
+            f"{n} tasks{partial} ({sample_txt}); "
             f"step bound {args.max_steps}; {args.examples} few-shot pairs; LLM score {args.normalise} of token "
-            f"log-probabilities; LLM: {llm.model if llm else 'none (oracle scorer)'}"
+            f"log-probabilities; LLM: {model or 'none (oracle scorer)'}"
             f"{' (one-token micro-batches: host workaround, benchmarks/saycan_llm.py)' if workaround else ''}; "
-            f"wall time {wall:.0f} s on the shared 2-core machine.\n\n"
+            f"{when}; shared 2-core machine (load average 12-14 during the embedded runs: seconds are many "
+            "times an idle machine's).\n\n"
             "Success: the gold goal holds after executing the chosen skills in groundplan's executor (for "
             "saycan-101-judged: AutoGPT+P's gold goal and scene for the same instruction). The paper column is "
             "SayCan's human-judged planning success with PaLM-540B, as quoted in AutoGPT+P's Table IV.\n\n")
     (OUT / f"{name}.md").write_text(head + table(rows) + "\n", encoding="utf-8")
-    print(table(rows))
-    return 0
 
 
 if __name__ == "__main__":
