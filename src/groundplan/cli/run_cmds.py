@@ -105,11 +105,14 @@ def _plan(ev: Mapping[str, Any]) -> Any:
 
 def _step(ev: Mapping[str, Any]) -> Any:
     action = ev.get("action") or ev.get("command") or ""
+    said = f"  [{_short(ev['nl'], 60)}]" if ev.get("nl") else ""  # the natural-language step it came from
+    if "ok" in ev and ev["ok"] is None:  # a step with no command (BrainBody's <pass>)
+        return styled(("  pass ", "yellow"), str(action), said)
     if ev.get("ok", True):
         changes = " ".join(x for x in ((f"+{_facts(ev.get('added'))}" if ev.get("added") else ""),
                                       (f"-{_facts(ev.get('deleted'))}" if ev.get("deleted") else "")) if x)
-        return styled(("  ok   ", "green"), str(action), (f"   {changes}" if changes else "", "dim"))
-    return styled(("  FAIL ", "bold red"), str(action), f": {_short(ev.get('reason') or '', 140)}")
+        return styled(("  ok   ", "green"), str(action), (f"   {changes}" if changes else "", "dim"), said)
+    return styled(("  FAIL ", "bold red"), str(action), f": {_short(ev.get('reason') or '', 140)}", said)
 
 
 def _feedback(ev: Mapping[str, Any]) -> Any:
