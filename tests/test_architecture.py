@@ -177,7 +177,9 @@ def _definitions() -> dict[str, list[str]]:
 
 
 def test_each_class_name_has_one_meaning():
-    twice = {n: where for n, where in _definitions().items() if len(where) > 1 and n not in KNOWN_DUPLICATES}
+    # public names (a module-private ``_Name`` means nothing outside its module)
+    twice = {n: where for n, where in _definitions().items()
+             if len(where) > 1 and n not in KNOWN_DUPLICATES and not n.startswith("_")}
     assert not twice, twice
 
 
