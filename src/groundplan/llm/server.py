@@ -56,7 +56,7 @@ class LocalLlamaServer:
     def start(self) -> "LocalLlamaServer":
         if not server_available():
             raise LLMConfigError("llama-cpp-python's server is not installed (pip install 'llama-cpp-python[server]')")
-        cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
+        cmd = [sys.executable, "-m", "groundplan.llm._serve_llama", "--model", str(self.model_path), "--host", "127.0.0.1",
                "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--model_alias", self.alias,
                "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
                "--logits_all", str(self.logits_all), "--verbose", "False"]
