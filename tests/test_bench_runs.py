@@ -322,14 +322,14 @@ def test_saycan101_loader_and_a_row_without_query(tmp_path):
 
 
 def test_database_locked_mid_run_stops_with_one_line_and_keeps_finished_episodes(tmp_path):
-    from groundplan.bench.executors import Executor
+    from groundplan.bench.executors import RunExecutor
     from groundplan.bench.runner import RunSpec, run_benchmark, run_units_inline
     from groundplan.bench.store import ResultStore, StoreError
 
     path = tmp_path / "lock.sqlite"
     holder = {}
 
-    class LockAfterTwo(Executor):
+    class LockAfterTwo(RunExecutor):
         name = "test"
 
         def map(self, spec, units):
