@@ -28,6 +28,16 @@ INSTRUCTION = "I am thirsty, bring me a coke and then throw away the banana"
 CHECK = "(and (inhand coke0 human0) (in banana0 trash_can0))"
 #: what a good model answers AutoGPT+P's two prompts (the tool, then the goal)
 SCRIPT = ("SELECTED TOOL: PLAN", "(:goal (and (inhand coke0 human0) (in banana0 trash_can0)))")
+#: ... and BrainBody-LLM's: the Brain's plan, then the Body's command per step
+BRAINBODY_SCRIPT = ("0: go to the fridge\n1: open the fridge\n2: take the coke out of the fridge\n3: go to the human\n"
+                    "4: hand the coke over to the human\n5: go to the table\n6: take the banana out of the bowl\n"
+                    "7: go to the trash can\n8: put the banana in the trash can\n9: Done.",
+                    "<robot0> [move] <fridge0>", "<robot0> [open] <fridge0>", "<robot0> [take_out] <coke0> <fridge0>",
+                    "<robot0> [move] <human0>", "<robot0> [handover] <human0> <coke0>", "<robot0> [move] <table0>",
+                    "<robot0> [take_out] <banana0> <bowl0>", "<robot0> [move] <trash_can0>",
+                    "<robot0> [putin] <banana0> <trash_can0>")
+SCRIPTS = {"autogpt_p": SCRIPT, "autogpt_p_no_correction": SCRIPT, "autogpt_p_naive_alternative": SCRIPT,
+           "brainbody": BRAINBODY_SCRIPT, "brainbody_nofb": BRAINBODY_SCRIPT, "brainbody_gbnf": BRAINBODY_SCRIPT}
 GP = [sys.executable, "-m", "groundplan.cli.main"]
 
 
@@ -82,9 +92,9 @@ def main() -> None:
                 if name.startswith("autogpt_p"):  # the embedded run's answers were grammar-constrained
                     extra += ["--set", "goal_mode=constrained"]
             if backend == "scripted":
-                if not name.startswith("autogpt_p"):
+                if name not in SCRIPTS:
                     continue
-                extra = ["--llm", "scripted", "--no-cache", *[a for s in SCRIPT for a in ("--script", s)]]
+                extra = ["--llm", "scripted", "--no-cache", *[a for s in SCRIPTS[name] for a in ("--script", s)]]
             rc, so, se, secs = gp(["run", "--scene", SCENE, "--method", name, "--check", CHECK, *extra, INSTRUCTION])
             (OUT / f"{name}.{backend}.txt").write_text(f"$ groundplan run --scene {SCENE} --method {name} --check "
                                                       f"'{CHECK}' {' '.join(extra)} '{INSTRUCTION}'\n"
@@ -92,6 +102,10 @@ def main() -> None:
             v = verdict_of(so, se)
             rows.append((name, backend, f"{v} (exit {rc})", "", calls_of(so), f"{secs:.1f}"))
             print(name, backend, v, rc, f"{secs:.1f}s", flush=True)
+    old = OUT / "summary.json"
+    if old.exists():  # a run of some methods keeps the others' rows
+        rows = [tuple(r) for r in json.loads(old.read_text()) if r[0] not in names] + rows
+        rows.sort(key=lambda r: r[0])
     lines = ["| method | LLM | verdict | refused because | LLM calls / tokens | seconds |", "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     (OUT / "summary.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
