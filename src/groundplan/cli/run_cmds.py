@@ -161,17 +161,20 @@ def trace_line(ev: Mapping[str, Any]) -> Any:
 # ----------------------------------------------------------------------------- the command
 
 
-def _method_goal(ep) -> Optional[str]:
-    """The goal the method wrote last (its trace's last goal event), else the episode's."""
+def _method_goal(ep, check: Optional[str]) -> Optional[str]:
+    """The goal the method wrote last (its trace's last goal event), else the episode's goal
+    unless that is only the check goal (a method that writes none, e.g. BrainBody)."""
     goals = [e.get("text") for e in ep.trace if e.get("type") == "goal" and e.get("text")]
-    return goals[-1] if goals else ep.goal
+    if goals:
+        return goals[-1]
+    return ep.goal if ep.goal != check else None
 
 
 def _summary(out, ep, verdict_text: str, check: Optional[str]) -> None:
     kind = verdict_text.split(":", 1)[0]
     out.print(styled(("verdict: ", "bold"), (verdict_text, _VERDICT_STYLE.get(kind, "bold"))))
-    goal = _method_goal(ep)
-    if goal and goal != check:
+    goal = _method_goal(ep, check)
+    if goal:
         held = (ep.metrics or {}).get("own_goal_held")
         out.print(f"goal: {goal}" + ("" if held is None else f" ({'holds' if held else 'does not hold'} after "
                                                                "execution)"))
