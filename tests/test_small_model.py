@@ -231,7 +231,7 @@ def test_language_model_reranks_close_calls(encoder, kitchen):
 
     wanted = " (and (inhand banana0 human0))"
     llm = ScriptedLLM([], scorer=lambda req: [0.0 if c == wanted else -50.0 for c in req.continuations])
-    s = GoalSearcher(encoder, options=SearchOptions(lm_margin=10.0, lm_top=6, w_lm=1.0))
+    s = GoalSearcher(encoder, options=SearchOptions(lm_scoring=True, lm_margin=10.0, lm_top=6, w_lm=1.0))
     res = s.search("hand me some fruit", kitchen.domain, kitchen.problem, llm=llm)
     assert res.goals[0].text == wanted.strip(), res.goals[:3]
     prompt = llm.requests[0].prompt

@@ -63,7 +63,10 @@ class SearchOptions:
     embeddings: bool = True  # MiniLM similarity of atom phrases to the instruction
     retrieval: bool = True  # frame prior from the nearest pool examples (and few-shot context for the LM)
     decomposition: bool = True  # clauses, number words, "all ..."
-    lm_scoring: bool = True  # rerank the best goals by LM log-probability
+    #: rerank the best goals by LM log-probability; off by default since issue 21's ablation
+    #: (on generated tuning data the SmolLM2 rerank never fixed a goal the structure got wrong,
+    #: and it made one wrong, at several times the time per instruction)
+    lm_scoring: bool = False
     affordance_pruning: bool = True
     source_phrases: bool = True  # "... from the table"
     use_phrases: bool = True  # "something to clean with", from affordances
