@@ -306,3 +306,20 @@ def test_a_place_after_an_object_says_which_one(kitchen):
 def test_structures_of_issue_21(searcher, kitchen, instruction, expected):
     res = searcher.search(instruction, kitchen.domain, kitchen.problem)
     assert {a.pddl() for a in res.goals[0].atoms} == expected, (res.structure, res.clauses, res.goals[:3])
+
+
+@needs_minilm
+def test_goal_command_defaults_to_goalsearch():
+    """`groundplan goal` without --strategy is goalsearch (issue 21): the make-demo
+    instruction comes out right, and no model call is made (LM scoring is off by default)."""
+    from typer.testing import CliRunner
+
+    from groundplan.cli.main import app
+
+    r = CliRunner().invoke(app, ["goal", "--scene", KITCHEN, "--llm", "scripted", "--json", "--instruction",
+                                 "I am thirsty, bring me a coke and then throw away the banana"])
+    assert r.exit_code == 0, r.output
+    import json
+
+    out = json.loads(r.stdout)
+    assert out["goal"] == "(and (inhand coke0 human0) (in banana0 trash_can0))" and out["plan"]
