@@ -209,7 +209,14 @@ def report(args: argparse.Namespace) -> None:
             "Each cell: success / GCR (n[, errors]). Success = the dataset's own check after execution (gold goal, "
             "goal conditions, or checker); an error (endpoint, planner, crash) counts as not a success and is "
             "listed. `n/a [k]`: the pair cannot be adapted, reason k below (the method's own `supports(task)` "
-            "refusal where it has one). `not run`: adapted, but no episode recorded yet (CPU budget).\n\n")
+            "refusal where it has one). `not run`: adapted, but no episode recorded yet (CPU budget).\n\n"
+            "Rows: each method on the embedded model; its oracle where it has one (SayCan with a plan for the "
+            "gold goal as scorer, Inner Monologue answering the gold commands, BrainBody's oracle Brain and Body, "
+            "COWP's acceptability table, LLM+P on the gold problem, and the planner on the gold goal); recorded "
+            "answers where a method's paper published them and they run through the method's loop (AutoGPT+P's "
+            "GPT-4 logs, COWP's GPT-3 logs). Wake et al.'s recorded GPT-3.5 answers are judged by "
+            "`benchmarks/wake_replay.py` on that paper's own tables, not through the method's loop, so they have "
+            "no row here.\n\n")
     notes = "\n".join(f"{i + 1}. {r}" for i, r in enumerate(reasons))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "README.md").write_text(head + "\n".join(md) + "\n\nReasons a pair is not adapted:\n\n" + notes +
