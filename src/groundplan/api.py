@@ -66,7 +66,9 @@ def build_task(scene: Union[PathLike, Scene], skills: Union[str, PathLike, Skill
 
     sc = scene if isinstance(scene, Scene) else load_scene(scene, strict=strict)
     sk = skills if isinstance(skills, SkillSet) else load_skillset(str(skills))
-    return _build(sk, sc, _oam(oam, oam_replace), strict=strict, infer=infer)
+    # a skill set without affordance types (lfo, dining, ...) reads no map
+    the_map = _oam(oam, oam_replace) if sk.affordance_types or oam is not None else None
+    return _build(sk, sc, the_map, strict=strict, infer=infer)
 
 
 def make_planner(name: str = "fast-downward", *, timeout: Optional[float] = None) -> "Planner":
