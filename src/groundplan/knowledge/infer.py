@@ -65,25 +65,46 @@ class AffordanceInferrer(Protocol):
 
 
 def words(cls: str) -> list[str]:
-    """``Coffee-Table`` / ``coffee_table`` / ``coffee table`` -> ``["coffee", "table"]``."""
-    return [w for w in re.split(r"[\s_\-]+", cls.strip().lower()) if w]
+    """``Coffee-Table`` / ``coffee_table`` / ``coffee table`` / ``CoffeeTable`` ->
+    ``["coffee", "table"]``."""
+    split = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", cls.strip())
+    return [w for w in re.split(r"[\s_\-]+", split.lower()) if w]
+
+
+def singular_forms(word: str) -> list[str]:
+    """``word`` and the singulars it may be the plural of (``cups`` -> cup, ``boxes`` -> box,
+    ``knives`` -> knife, ``berries`` -> berry); a known class decides which one is meant."""
+    forms = [word]
+    if len(word) > 3 and word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    if len(word) > 3 and word.endswith("ves"):
+        forms += [word[:-3] + "f", word[:-3] + "fe"]
+    if len(word) > 3 and word.endswith("es"):
+        forms.append(word[:-2])
+    if len(word) > 2 and word.endswith("s") and not word.endswith("ss"):
+        forms.append(word[:-1])
+    return forms
 
 
 def head_class(cls: str, known: Iterable[str], *, min_len: int = 3) -> Optional[str]:
-    """The known class that is the head of ``cls``: its last words (``coffee_table`` ->
+    """The known class that is the head of ``cls``: the whole name spelt otherwise or in the
+    plural (``Coffee-Mug`` -> ``coffee_mug``, ``cups`` -> ``cup``), its last words (``coffee_table`` ->
     ``table``, ``kitchen_paper_towel`` -> ``paper_towel`` before ``towel``), or the end of a
     closed compound (``toolbox`` -> ``box``, ``bookshelf`` -> ``shelf``; the head and the rest
     at least ``min_len`` letters each). None when no known class is a head."""
     ks = {"_".join(words(k)): k for k in known}
     ws = words(cls)
-    for i in range(1, len(ws)):  # longest multiword tail first
-        tail = "_".join(ws[i:])
-        if tail in ks:
-            return ks[tail]
-    last = ws[-1] if ws else ""
-    for n in range(len(last) - min_len, min_len - 1, -1):  # longest compound head first
-        if n < len(last) and len(last) - n >= min_len and last[n:] in ks:
-            return ks[last[n:]]
+    if not ws:
+        return None
+    for i in range(len(ws)):  # the whole name in another spelling, then the longest multiword tail
+        for last in singular_forms(ws[-1]):
+            tail = "_".join([*ws[i:-1], last])
+            if tail in ks:
+                return ks[tail]
+    for last in singular_forms(ws[-1]):
+        for n in range(len(last) - min_len, min_len - 1, -1):  # longest compound head first
+            if n < len(last) and len(last) - n >= min_len and last[n:] in ks:
+                return ks[last[n:]]
     return None
 
 
@@ -365,4 +386,4 @@ def summary_line(found: Mapping[str, Inference], oam_name: str) -> str:
 
 __all__ = ["Embedder", "Inference", "AffordanceInferrer", "EmbeddingInferrer", "LexicalInferrer", "LLMInferrer",
            "DEFAULT_PARAMS", "register_inferrer", "get_inferrer", "default_inferrer", "inferrer_names", "extend_for",
-           "summary_line", "head_class", "implications", "close_under", "words"]
+           "summary_line", "head_class", "singular_forms", "implications", "close_under", "words"]
