@@ -99,7 +99,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
             raise SceneError(f"object class '{o.cls}' of {o.name} clashes with a type of skill set '{skillset.name}'",
                              file=sc.source)
         ps = parents.setdefault(o.cls, set())
-        if oam is not None:
+        if oam is not None and skillset.affordance_types:  # a map types classes only there
             if o.cls not in oam:
                 warnings.append(f"class '{o.cls}' ({o.name}) is not in the OAM '{oam.name}'; it gets no affordances")
             ps |= {a for a in oam.affordances(o.cls) if a in affs}
@@ -127,6 +127,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
 
     # initial state: validate scene facts against the predicates
     init = _checked_facts(sc, skillset, domain, objects, oam, strict, warnings)
+    warnings.extend(_unplaced(sc, init))
     for lhs, rhs in skillset.init_implications:
         for f in list(init):
             if f.predicate == lhs.predicate and len(f.args) == len(lhs.args):
@@ -174,6 +175,22 @@ def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
     if found:
         warnings.append(summary_line(found, oam.name))
     return extended, found
+
+
+def _unplaced(sc: Scene, init: set[Atom]) -> list[str]:
+    """One warning for the objects listed under a location that no initial fact names: no
+    action can reach them (a location's list says where an object is hidden until explored;
+    the facts, such as ``on mug0 table0``, say how it lies there)."""
+    named = {a for f in init for a in f.args}
+    present = {o.name for o in sc.objects}
+    loose = [(o, loc.name) for loc in sc.locations for o in loc.contents if o in present and o not in named]
+    if not loose:
+        return []
+    o, where = loose[0]
+    names = ", ".join(n for n, _ in loose[:8]) + (f" and {len(loose) - 8} more" if len(loose) > 8 else "")
+    return [f"{len(loose)} object{'s' * (len(loose) != 1)} listed under locations appear{'s' * (len(loose) == 1)} "
+            f"in no fact, so no action can reach {'them' if len(loose) != 1 else 'it'}: {names} (add facts such as "
+            f"'on {o} {where}' or 'in {o} {where}')"]
 
 
 def _undeclared_types(domain: Domain, skillset: SkillSet) -> list[str]:
