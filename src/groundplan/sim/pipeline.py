@@ -95,16 +95,23 @@ def note_inferred(task: PlanningTask, recorder: Any) -> None:
 
 def _affordance_hint(task: PlanningTask, exc: GoalError) -> str:
     """For a goal argument of the wrong type in an affordance-typed domain: where the object's
-    class got its affordances (map or inference) and how to give it more."""
+    class got its affordances (map or inference) and how to give it more; in a domain typed by
+    declared types, how to give the object's class the type needed."""
     from groundplan.errors import GoalErrorKind
 
     obj = task.scene.object(exc.obj) if exc.kind == GoalErrorKind.WRONG_TYPE and exc.obj else None
-    if obj is None or not task.skillset.affordance_types:
+    if obj is None:
         return ""
     import re
 
-    affs = [t for t in sorted(task.domain.types.supertypes(obj.cls)) if t in _affordance_set()]
     m = re.search(r"must be an? ([\w-]+)", str(exc))
+    if not task.skillset.affordance_types:
+        if obj.cls in task.skillset.types or not m:
+            return ""
+        need = m.group(1)
+        return (f" ({obj.cls} is no type of skill set '{task.skillset.name}': give {obj.name} `class: {need}` "
+                f"in the scene's objects, or declare `{obj.cls}: [{need}]` under the skill set's types)")
+    affs = [t for t in sorted(task.domain.types.supertypes(obj.cls)) if t in _affordance_set()]
     need = f"'{m.group(1)}'" if m else "the affordance"
     if obj.cls in task.inferred:
         has = f"{obj.cls} was inferred to have [{', '.join(affs)}]"

@@ -1,0 +1,106 @@
+"""A new user's scenes and skill sets (helper H10's walk-through of issue 20): class names
+spelt otherwise than the map's, plural names, objects listed under a location but in no fact,
+and a skill set typed by declared types (no affordances)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from groundplan.cli.main import app
+from groundplan.knowledge.infer import LexicalInferrer, head_class, singular_forms, words
+from groundplan.knowledge.oam import default_oam
+
+TABLETOP = Path(__file__).resolve().parents[1] / "src" / "groundplan" / "skills" / "data" / "tabletop.yaml"
+
+
+def test_words_split_camel_case_and_separators():
+    assert words("CoffeeMug") == ["coffee", "mug"]
+    assert words("Coffee-Mug") == words("coffee mug") == words("coffee_mug") == ["coffee", "mug"]
+    assert words("TV") == ["tv"]
+
+
+@pytest.mark.parametrize("cls,known", [
+    ("Scissors", "scissors"),  # a map class in capitals
+    ("Cutting-Board", "cutting_board"),  # the whole name with other separators
+    ("CuttingBoard", "cutting_board"),
+    ("cups", "cup"),  # plurals
+    ("boxes", "box"),
+    ("knives", "knife"),
+    ("pill_bottles", "bottle"),
+    ("Coffee Mug", "mug"),  # the head noun, as before
+    ("BookShelf", "shelf"),
+])
+def test_head_class_finds_other_spellings_and_plurals(cls, known):
+    assert head_class(cls, default_oam().mapping) == known
+
+
+def test_head_class_still_refuses_non_heads():
+    m = default_oam().mapping
+    assert head_class("can", m) is None  # not trash_can
+    assert head_class("bus", m) is None
+    assert head_class("glasses", m) == "glass"
+    assert "glas" not in singular_forms("glass")
+
+
+def test_inference_of_a_respelt_class_is_the_map_entry():
+    got = LexicalInferrer().explain(["Scissors", "cups"], default_oam())
+    assert set(got["Scissors"].affordances) == set(default_oam().affordances("scissors"))
+    assert {"carry", "grasp", "contain"} <= set(got["cups"].affordances)
+
+
+def _blocks(tmp_path: Path, shelf: str = "{name: shelf0, class: location}") -> Path:
+    p = tmp_path / "blocks.yaml"
+    p.write_text(f"""name: blocks
+objects: [cube0, cube1, {{name: table0, class: location}}, {shelf}]
+agents:
+  - {{name: robot0, kind: robot}}
+locations:
+  table0: [cube0, cube1]
+  shelf0: []
+facts:
+  - at cube0 table0
+  - at cube1 table0
+  - in_workspace table0
+  - in_workspace shelf0
+""")
+    return p
+
+
+def test_skillset_without_affordances_gets_no_oam_warnings(tmp_path):
+    r = CliRunner().invoke(app, ["plan", "--scene", str(_blocks(tmp_path)), "--skills", str(TABLETOP),
+                                 "--goal", "(at cube0 shelf0)"])
+    assert r.exit_code == 0, r.output
+    assert "move cube0 shelf0 robot0" in r.stdout
+    assert "affordance" not in r.output and "OAM" not in r.output
+
+
+def test_goal_type_error_in_declared_types_says_how_to_fix(tmp_path):
+    r = CliRunner().invoke(app, ["plan", "--scene", str(_blocks(tmp_path, shelf="shelf0")), "--skills", str(TABLETOP),
+                                 "--goal", "(at cube0 shelf0)"])
+    assert r.exit_code == 2
+    lines = [ln for ln in r.output.splitlines() if ln.strip()]
+    assert len(lines) == 1, r.output
+    assert "must be a location, but shelf0 is a shelf" in lines[0]
+    assert "give shelf0 `class: location`" in lines[0] and "`shelf: [location]`" in lines[0]
+
+
+def test_objects_listed_but_in_no_fact_are_warned_about(tmp_path):
+    p = tmp_path / "loose.yaml"
+    p.write_text("""name: loose
+objects: [table0, stapler0, hammer0, mug0]
+agents:
+  - {name: robot0, kind: robot, at: table0}
+  - {name: human0, kind: human, at: table0}
+locations:
+  table0: [stapler0, hammer0, mug0]
+facts:
+  - on mug0 table0
+""")
+    r = CliRunner().invoke(app, ["plan", "--scene", str(p), "--goal", "(inhand mug0 human0)", "--infer", "lexical"])
+    assert r.exit_code == 0, r.output
+    warn = [ln for ln in r.output.splitlines() if "in no fact" in ln]
+    assert len(warn) == 1 and "stapler0, hammer0" in warn[0] and "mug0" not in warn[0]
+    assert "'on stapler0 table0'" in warn[0]
