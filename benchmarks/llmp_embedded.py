@@ -64,13 +64,18 @@ def main() -> int:
     ap.add_argument("--planner-timeout", type=float, default=30.0)
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--db", type=Path, default=Path("results") / "llmp_embedded.sqlite")
+    ap.add_argument("--report-only", action="store_true",
+                    help="write the outputs from the episodes already in --db (a run stopped early counts as run)")
     args = ap.parse_args()
     args.db.parent.mkdir(parents=True, exist_ok=True)
     ids = sample_ids(args.per_domain, args.seed)
     print("sample:", " ".join(ids), flush=True)
     load_before = os.getloadavg()
     t0 = time.time()
-    run_ids = {m: run_method(m, ids, args) for m in args.methods.split(",")}
+    if args.report_only:
+        run_ids = {m: f"{m}@llmp-sample{args.per_domain}-s{args.seed}" for m in args.methods.split(",")}
+    else:
+        run_ids = {m: run_method(m, ids, args) for m in args.methods.split(",")}
     rows = []
     with ResultStore(args.db) as store:
         for method, rid in run_ids.items():
@@ -88,6 +93,20 @@ def main() -> int:
     return 0
 
 
+#: error text -> short reason, first match wins
+REASONS = (("contains no (define", "no PDDL problem in the answer"),
+           ("unbalanced parentheses", "problem never closes (answer budget spent)"),
+           ("nesting deeper", "problem never closes (answer budget spent)"),
+           ("not valid for the domain", "problem invalid for the domain"),
+           ("on the gold problem", "plan invalid on the gold problem"),
+           ("planning the generated problem", "generated problem not solved"))
+
+
+def reason_of(row: dict) -> str:
+    err = row.get("error") or ""
+    return next((why for key, why in REASONS if key in err), "other" if err else "")
+
+
 def write_table(rows: list[dict], args, ids: list[str], load_before, load_after, seconds: float) -> None:
     methods = list(dict.fromkeys(r["method"] for r in rows))
     head = "| domain | " + " | ".join(methods) + " |"
@@ -102,13 +121,20 @@ def write_table(rows: list[dict], args, ids: list[str], load_before, load_after,
     for m in methods:
         rs = [r for r in rows if r["method"] == m]
         counts: dict[str, int] = {}
+        reasons: dict[str, int] = {}
         for r in rs:
             counts[r["status"]] = counts.get(r["status"], 0) + 1
+            why = reason_of(r)
+            if why:
+                reasons[why] = reasons.get(why, 0) + 1
         toks = [r["completion_tokens"] for r in rs]
         secs = [r["wall_time"] for r in rs]
-        status_lines.append(f"- `{m}`: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+        partial = f" (stopped after {len(rs)} of {len(ids)} problems, time)" if len(rs) < len(ids) else ""
+        status_lines.append(f"- `{m}`{partial}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
                             + (f"; median {statistics.median(toks):.0f} answer tokens, {statistics.median(secs):.0f} s "
                                f"per task" if rs else ""))
+        if reasons:
+            status_lines.append("  - why: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
     text = "\n".join([
         "## LLM+P on the embedded model (seeded sample)",
         "",
@@ -126,7 +152,7 @@ def write_table(rows: list[dict], args, ids: list[str], load_before, load_after,
         "",
         f"SmolLM2-135M-Instruct (Q4_1, llama.cpp), one process, {args.threads} thread, prompt evaluated one token "
         f"at a time (`--n-batch {args.n_batch}`), temperature 0; planner bound {args.planner_timeout:g} s. "
-        f"Load average before {load_before[0]:.1f}, after {load_after[0]:.1f}; {seconds / 60:.0f} min in all. "
+        f"Load average (1 min) when the table was written {load_after[0]:.1f}; wall time per task above. "
         "Per-episode rows with each answer's first 600 characters: `embedded.jsonl`.",
     ])
     (OUT / "embedded.md").write_text(text + "\n")
