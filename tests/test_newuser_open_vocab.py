@@ -4,14 +4,24 @@ and a skill set typed by declared types (no affordances)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from groundplan.cli.main import app
+from groundplan.cli.main import main
 from groundplan.knowledge.infer import LexicalInferrer, head_class, singular_forms, words
 from groundplan.knowledge.oam import default_oam
+
+
+def _cli(args: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
+    """The installed command's path: ``main()`` with its exit code, stdout, stderr."""
+    monkeypatch.setattr(sys, "argv", ["groundplan", *args])
+    with pytest.raises(SystemExit) as ei:
+        main()
+    cap = capsys.readouterr()
+    return ei.value.code or 0, cap.out, cap.err
+
 
 TABLETOP = Path(__file__).resolve().parents[1] / "src" / "groundplan" / "skills" / "data" / "tabletop.yaml"
 
@@ -69,25 +79,25 @@ facts:
     return p
 
 
-def test_skillset_without_affordances_gets_no_oam_warnings(tmp_path):
-    r = CliRunner().invoke(app, ["plan", "--scene", str(_blocks(tmp_path)), "--skills", str(TABLETOP),
-                                 "--goal", "(at cube0 shelf0)"])
-    assert r.exit_code == 0, r.output
-    assert "move cube0 shelf0 robot0" in r.stdout
-    assert "affordance" not in r.output and "OAM" not in r.output
+def test_skillset_without_affordances_gets_no_oam_warnings(tmp_path, monkeypatch, capsys):
+    code, out, err = _cli(["plan", "--scene", str(_blocks(tmp_path)), "--skills", str(TABLETOP),
+                                 "--goal", "(at cube0 shelf0)"], monkeypatch, capsys)
+    assert code == 0, out + err
+    assert "move cube0 shelf0 robot0" in out
+    assert "affordance" not in out + err and "OAM" not in out + err
 
 
-def test_goal_type_error_in_declared_types_says_how_to_fix(tmp_path):
-    r = CliRunner().invoke(app, ["plan", "--scene", str(_blocks(tmp_path, shelf="shelf0")), "--skills", str(TABLETOP),
-                                 "--goal", "(at cube0 shelf0)"])
-    assert r.exit_code == 2
-    lines = [ln for ln in r.output.splitlines() if ln.strip()]
-    assert len(lines) == 1, r.output
+def test_goal_type_error_in_declared_types_says_how_to_fix(tmp_path, monkeypatch, capsys):
+    code, out, err = _cli(["plan", "--scene", str(_blocks(tmp_path, shelf="shelf0")), "--skills", str(TABLETOP),
+                                 "--goal", "(at cube0 shelf0)"], monkeypatch, capsys)
+    assert code == 2
+    lines = [ln for ln in (out + err).splitlines() if ln.strip()]
+    assert len(lines) == 1, out + err
     assert "must be a location, but shelf0 is a shelf" in lines[0]
     assert "give shelf0 `class: location`" in lines[0] and "`shelf: [location]`" in lines[0]
 
 
-def test_objects_listed_but_in_no_fact_are_warned_about(tmp_path):
+def test_objects_listed_but_in_no_fact_are_warned_about(tmp_path, monkeypatch, capsys):
     p = tmp_path / "loose.yaml"
     p.write_text("""name: loose
 objects: [table0, stapler0, hammer0, mug0]
@@ -99,8 +109,31 @@ locations:
 facts:
   - on mug0 table0
 """)
-    r = CliRunner().invoke(app, ["plan", "--scene", str(p), "--goal", "(inhand mug0 human0)", "--infer", "lexical"])
-    assert r.exit_code == 0, r.output
-    warn = [ln for ln in r.output.splitlines() if "in no fact" in ln]
+    code, out, err = _cli(["plan", "--scene", str(p), "--goal", "(inhand mug0 human0)", "--infer", "lexical"], monkeypatch, capsys)
+    assert code == 0, out + err
+    warn = [ln for ln in (out + err).splitlines() if "in no fact" in ln]
     assert len(warn) == 1 and "stapler0, hammer0" in warn[0] and "mug0" not in warn[0]
     assert "'on stapler0 table0'" in warn[0]
+
+
+def test_class_with_a_space_gets_a_fixed_spelling_suggested(tmp_path, monkeypatch, capsys):
+    p = tmp_path / "sp.yaml"
+    p.write_text("""name: sp
+objects: [table0, {name: mug1, class: Coffee Mug}]
+agents:
+  - {name: robot0, kind: robot, at: table0}
+locations:
+  table0: [mug1]
+facts: [on mug1 table0]
+""")
+    code, out, err = _cli(["plan", "--scene", str(p), "--goal", "(inhand mug1 robot0)"], monkeypatch, capsys)
+    assert code == 2
+    lines = [ln for ln in (out + err).splitlines() if ln.strip()]
+    assert len(lines) == 1, out + err
+    assert lines[0].startswith(f"error: {p}:2: objects[1].class 'Coffee Mug' is not a valid name")
+    assert "(did you mean Coffee_Mug?)" in lines[0]
+    # and the suggested spelling plans: Coffee_Mug is a mug
+    p.write_text(p.read_text().replace("Coffee Mug", "Coffee_Mug"))
+    code, out, err = _cli(["plan", "--scene", str(p), "--goal", "(inhand mug1 robot0)"], monkeypatch, capsys)
+    assert code == 0, out + err
+    assert "grasp mug1 table0" in out

@@ -6,6 +6,7 @@ key); docs/formats.md is generated from them (``groundplan formats --markdown``)
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -16,6 +17,8 @@ from groundplan.errors import InputError, did_you_mean
 from groundplan.schemas.yaml_lines import EMPTY, LineMap, load_yaml
 
 SCHEMAS = ("scene", "skillset", "oam", "oam_json")
+#: the schemas' pattern of an object, class or location name
+NAME_PATTERN = "^[^\\s()?]+$"
 
 
 @lru_cache(maxsize=None)
@@ -83,6 +86,11 @@ def _message(err: jsonschema.ValidationError, top_word: str) -> tuple[str, tuple
     if v == "const":
         return f"{where} must be {err.validator_value!r}, not {err.instance!r}", path
     if v == "pattern":
+        if err.validator_value == NAME_PATTERN and isinstance(err.instance, str):
+            fixed = re.sub(r"[()?]+", "", "_".join(err.instance.split()))
+            hint = f" (did you mean {fixed}?)" if fixed and re.fullmatch(NAME_PATTERN, fixed) else ""
+            return (f"{where} '{err.instance}' is not a valid name: a name has no spaces, parentheses or "
+                    f"'?'{hint}", path)
         return f"{where} '{err.instance}' is not a valid name or entry here ({err.schema.get('description', 'bad form')})", path
     if v == "uniqueItems" and isinstance(err.instance, list):
         seen: set = set()
