@@ -91,6 +91,8 @@ def test_every_method_refuses_what_it_does_not_know(method, values, fragment):
 def test_every_registered_method_declares_a_frozen_config():
     for name in available_methods():
         cls = method_class(name)
+        if not cls.__module__.startswith("groundplan."):
+            continue  # a method another test registered for itself
         assert cls.config_class is not None, name
         assert dataclasses.is_dataclass(cls.config_class) and cls.config_class.__dataclass_params__.frozen, name
         cfg = cls.configure({})
