@@ -124,10 +124,20 @@ class Lexicon:
             by_cls.setdefault(c, []).append(o)
         self.by_cls = {c: sorted(v, key=lambda n: split_name(n)[1]) for c, v in by_cls.items()}
         forms: list[tuple[str, str, bool]] = []  # (phrase, class, plural)
+        heads: dict[str, list[str]] = {}
         for c in self.by_cls:
             noun = c.replace("_", " ").replace("-", " ").lower()
             forms.append((noun, c, False))
             forms += [(p, c, True) for p in plural_forms(noun)]
+            if " " in noun:  # "lime soda" is a soda, "kitchen knife" a knife
+                heads.setdefault(noun.split()[-1], []).append(c)
+        for head, classes in heads.items():
+            if head in self.by_cls:
+                continue  # a class of that name is matched by its own forms
+            key = "@" + head
+            self.by_cls[key] = sorted(o for c in classes for o in self.by_cls[c])
+            forms.append((head, key, False))
+            forms += [(p, key, True) for p in plural_forms(head)]
         cats = categories()
         for word, spec in cats.items():
             objs = self._category_objects(spec, is_a)
@@ -146,7 +156,7 @@ class Lexicon:
         unless = spec.get("unless") or ()
         out = set()
         for c, objs in self.by_cls.items():
-            if c.startswith("#"):
+            if c.startswith(("#", "@")):
                 continue
             if c in classes:
                 out |= set(objs)

@@ -256,9 +256,12 @@ class GoalSearcher:
             multi: Optional[GoalCandidate] = None
             if an is not None and an.group:
                 multi = self._group_goal(an, cands, scores, order)
-            if multi is None and not opts.mention_groups and any(w in ALL_WORDS for w in words):
-                multi = self._all_group(text, words, cands, scores, order, view)
-            if multi is None and not opts.mention_groups:
+            # no group from the mentions (a noun the scene's classes do not spell): issue 10's
+            # word-level groups ("visit all the locations", "bring me two colas")
+            fallback = an is None or not an.group
+            if multi is None and fallback and any(w in ALL_WORDS for w in words):
+                multi = self._all_group(text, words, cands, scores, order, view, require_place=opts.mention_groups)
+            if multi is None and fallback and (an is None or len(an.named) < 2):
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
                 if k >= 2:
                     multi = self._count_group(k, cands, scores, order)
@@ -311,7 +314,8 @@ class GoalSearcher:
             return None
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])), "count")
 
-    def _all_group(self, instruction: str, words, cands, scores, order, view: SceneView) -> Optional[GoalCandidate]:
+    def _all_group(self, instruction: str, words, cands, scores, order, view: SceneView, *,
+                   require_place: bool = False) -> Optional[GoalCandidate]:
         text = " " + " ".join(words) + " "
         # a place the instruction names ("on the table", "from the second counter")
         places = {p for p in view.place.values()}
@@ -323,6 +327,8 @@ class GoalSearcher:
             named.sort(key=lambda p: -len(view.words.get(p, p)))
             here = {o for o, p in view.place.items() if p == named[0]}
             pool = [i for i in order if cands[i].focus in here]
+        elif require_place and cands[order[0]].atom.predicate not in ("visited", "at"):
+            return None  # "every one of the cups" with no class named so: not every object
         else:
             pool = list(order)
         if not pool:
@@ -416,9 +422,10 @@ class GoalSearcher:
             out.append(cl)
         if self.options.drop_context_clauses and len(out) >= 2:
             named = [bool(lex.mentions_simple(c)) or bool(_PRONOUN.search(c)) for c in out]
-            if sum(named) < 2:
-                return ()  # one request, perhaps with its reason: no decomposition
-            out = [c for c, n in zip(out, named) if n]
+            if not any(named):
+                return ()  # "I like fruits, can you bring me something I'd like?": one request
+            if sum(named) >= 2:
+                out = [c for c, n in zip(out, named) if n]
         return tuple(out)
 
     def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner,
