@@ -137,3 +137,29 @@ facts: [on mug1 table0]
     code, out, err = _cli(["plan", "--scene", str(p), "--goal", "(inhand mug1 robot0)"], monkeypatch, capsys)
     assert code == 0, out + err
     assert "grasp mug1 table0" in out
+
+
+def test_list_fact_with_unquoted_on_is_the_predicate_on(tmp_path, monkeypatch, capsys):
+    """docs/formats.md gives facts as `[on, apple0, counter0]`; YAML reads that `on` as true."""
+    from groundplan.world import load_scene
+
+    p = tmp_path / "shed.yaml"
+    p.write_text("""name: "shed [v2]"
+description: "Shed: a bench [left]; #1 'quotes'"
+objects: [bench0, {name: can_a, class: watering_can}, sink0]
+agents:
+  - {name: robot0, kind: robot, at: bench0}
+locations:
+  bench0: [can_a]
+  sink0: []
+facts:
+  - [on, can_a, bench0]
+""")
+    scene = load_scene(p)
+    assert "(on can_a bench0)" in {f.pddl() for f in scene.facts}
+    code, out, err = _cli(["scene", "show", str(p)], monkeypatch, capsys)
+    assert code == 0, err
+    back = tmp_path / "back.yaml"
+    back.write_text(out)
+    again = load_scene(back)
+    assert again.facts == scene.facts and again.description == scene.description and again.name == scene.name

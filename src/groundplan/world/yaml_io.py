@@ -49,6 +49,10 @@ def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, d
     if not isinstance(data, dict):
         raise SceneError("a scene must be a YAML mapping with objects, agents, locations and facts", file=file,
                          line=lm.line(()))
+    facts_in = data.get("facts")
+    if isinstance(facts_in, list):  # YAML 1.1 reads the unquoted predicate of [on, apple0, counter0] as true
+        data = {**data, "facts": [["on", *f[1:]] if isinstance(f, list) and f and f[0] is True else f
+                                  for f in facts_in]}
     validate(data, "scene", file=file, lines=lm, error=SceneError, top_word="section")
 
     def err(msg: str, *path) -> SceneError:
