@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import signal
 import statistics
 import subprocess
@@ -97,21 +98,39 @@ def run_bare(domain_text: str, problem_text: str, timeout: float) -> dict:
     return {"status": "error", "error": reason[:200], "wall": wall, "rc": rc, "stage": stage}
 
 
-def retry(data: dict, timeout: float) -> None:
+def _cpu_children() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def retry(data: dict, timeout: float, sides: str) -> None:
+    """Second pass on the problems a side left unsolved: that side again with ``timeout``
+    (``sides``: ours, bare or both), with the CPU seconds each call used (a wall-clock bound
+    on a loaded machine measures the load as much as the planner)."""
     root = data_dir() / "llm-pddl" / "domains"
     for r in data["rows"]:
-        if r["status"] == "solved" and r["valid"] and r["bare_valid"]:
+        again_ours = not (r["status"] == "solved" and r["valid"]) and sides in ("ours", "both")
+        again_bare = not r["bare_valid"] and sides in ("bare", "both")
+        if not (again_ours or again_bare):
             continue
         dfile, pfile = root / r["domain"] / "domain.pddl", root / r["domain"] / r["problem"]
-        ours = run_groundplan(dfile, pfile, timeout)
-        task = load_task(dfile, pfile)
-        bare = run_bare(dfile.read_text(), pfile.read_text(), timeout)
-        bare_valid = validate_plan(task.domain, task.problem, bare["plan"]).valid if bare["status"] == "solved" else None
-        r["retry"] = {"status": ours.get("status"), "valid": ours.get("valid"), "wall": ours["wall"],
-                      "cost": ours.get("cost"), "bare_status": bare["status"], "bare_valid": bare_valid,
-                      "bare_wall": bare["wall"], "bare_cost": bare.get("cost")}
-        print(f"retry {r['domain']}/{r['problem']}: ours {ours.get('status')} {ours['wall']:.1f}s | bare "
-              f"{bare['status']} {bare['wall']:.1f}s", flush=True)
+        rec: dict = {}
+        if again_ours:
+            c0 = _cpu_children()
+            ours = run_groundplan(dfile, pfile, timeout)
+            rec.update(status=ours.get("status"), valid=ours.get("valid"), wall=ours["wall"], cost=ours.get("cost"),
+                       cpu=_cpu_children() - c0)
+        if again_bare:
+            task = load_task(dfile, pfile)
+            c0 = _cpu_children()
+            text = (dfile.read_text(), pfile.read_text()) if r["bare_input"] == "original" else (
+                write_domain(task.domain, comments=False), write_problem(task.problem))
+            bare = run_bare(*text, timeout)
+            ok = validate_plan(task.domain, task.problem, bare["plan"]).valid if bare["status"] == "solved" else None
+            rec.update(bare_status=bare["status"], bare_valid=ok, bare_wall=bare["wall"], bare_cost=bare.get("cost"),
+                       bare_cpu=_cpu_children() - c0)
+        r["retry"] = rec
+        print(f"retry {r['domain']}/{r['problem']}: {rec}", flush=True)
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -129,13 +148,14 @@ def main() -> int:
     ap.add_argument("--retry-unsolved", type=float, default=None, metavar="SECONDS",
                     help="re-run both sides with this bound on the problems either side left unsolved in "
                          "OUT/gold.json (a second pass, recorded beside the first)")
+    ap.add_argument("--retry-sides", choices=("ours", "bare", "both"), default="both")
     args = ap.parse_args()
     if args.report_only or args.retry_unsolved:
         data = json.loads((args.out / "gold.json").read_text())
         args.timeout = data["timeout"]
         load = tuple(data.get("load", (float("nan"),) * 2))
         if args.retry_unsolved:
-            retry(data, args.retry_unsolved)
+            retry(data, args.retry_unsolved, args.retry_sides)
             data["retry_timeout"] = args.retry_unsolved
             (args.out / "gold.json").write_text(json.dumps(data, indent=1) + "\n")
         args.retry_timeout = data.get("retry_timeout")
@@ -192,16 +212,24 @@ def _retry_lines(args, rows: list[dict]) -> list[str]:
     again = [r for r in rows if r.get("retry")]
     if not t or not again:
         return []
-    ours = [r for r in again if r["retry"]["status"] == "solved" and r["retry"]["valid"]]
-    bare = [r for r in again if r["retry"]["bare_valid"]]
-    return [f"- Second pass at {t:g} s on those {len(again)} problems (`--retry-unsolved {t:g}`): groundplan "
-            f"solved and validated {len(ours)}"
-            + (f" ({', '.join(r['domain'] + '/' + r['problem'][:-5] for r in ours)})" if ours else "")
-            + f", the bare driver {len(bare)}"
-            + (f" ({', '.join(r['domain'] + '/' + r['problem'][:-5] for r in bare)})" if bare else "")
-            + f"; solved and validated by groundplan in either pass: "
-              f"{sum(1 for r in rows if (r['status'] == 'solved' and r['valid']) or (r.get('retry') or {}).get('valid'))}"
-              f"/{len(rows)}"]
+    ours_try = [r for r in again if "status" in r["retry"]]
+    bare_try = [r for r in again if "bare_status" in r["retry"]]
+    ours = [r for r in ours_try if r["retry"]["status"] == "solved" and r["retry"]["valid"]]
+    bare = [r for r in bare_try if r["retry"]["bare_valid"]]
+
+    def names(rs: list[dict]) -> str:
+        return f" ({', '.join(r['domain'] + '/' + r['problem'][:-5] for r in rs)})" if rs else ""
+
+    def cpu(rs: list[dict], key: str) -> str:
+        xs = [r["retry"][key] for r in rs if r["retry"].get(key) is not None]
+        return f", median {statistics.median(xs):.1f} s CPU per call" if xs else ""
+
+    total = sum(1 for r in rows if (r["status"] == "solved" and r["valid"]) or (r.get("retry") or {}).get("valid"))
+    return [f"- Second pass at {t:g} s (`--retry-unsolved {t:g}`): groundplan solved and validated {len(ours)} of the "
+            f"{len(ours_try)} it had left{names(ours)}{cpu(ours_try, 'cpu')}"
+            + (f"; the bare driver {len(bare)} of {len(bare_try)}{names(bare)}{cpu(bare_try, 'bare_cpu')}"
+               if bare_try else "")
+            + f". Solved and validated through `plan --domain --problem` in either pass: {total}/{len(rows)}."]
 
 
 def write_readme(args, rows: list[dict], load_before, load_after) -> None:
