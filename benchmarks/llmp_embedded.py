@@ -154,6 +154,19 @@ def write_table(rows: list[dict], args, ids: list[str], load_before, load_after,
         f"at a time (`--n-batch {args.n_batch}`), temperature 0; planner bound {args.planner_timeout:g} s. "
         f"Load average (1 min) when the table was written {load_after[0]:.1f}; wall time per task above. "
         "Per-episode rows with each answer's first 600 characters: `embedded.jsonl`.",
+        "",
+        "What the rows show: the pipeline itself is sound (the oracle, the gold problem as the answer, succeeds on "
+        "every sampled domain, the plan validated on the gold problem), and the 135M model does not translate: it "
+        "copies the in-context example's header and then repeats objects or facts (`b1 ... b9` over and over; "
+        "`(empty shot1)` ... `(empty shot11)` for a problem with 7 shots) until the answer budget is spent, or "
+        "writes no `(define ...)` at all. The grammar (`llm_p_gbnf`) keeps every answer well-formed but cannot "
+        "make it stop: both grammar answers ran to the 2048-token budget. With the prompt evaluated one token at "
+        "a time a task takes 2-8 minutes on this machine, so the grammar row stopped after 2 problems.",
+        "",
+        "The paper's figures (GPT-4, 20 problems per domain) are not quoted: the LLM+P paper is not in "
+        "`../shared/papers`, and the copies the search tool reached gave its abstract (\"LLM+P is able to provide "
+        "optimal solutions for most problems, while LLMs fail to provide even feasible plans for most problems\") "
+        "but not its per-domain table. `--llm openai --model gpt-4` runs the same methods on the paper's model.",
     ])
     (OUT / "embedded.md").write_text(text + "\n")
 
