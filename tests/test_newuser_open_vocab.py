@@ -163,3 +163,24 @@ facts:
     back.write_text(out)
     again = load_scene(back)
     assert again.facts == scene.facts and again.description == scene.description and again.name == scene.name
+
+
+def test_run_refuses_a_bad_fact_like_plan(tmp_path, monkeypatch, capsys):
+    """`groundplan run` checks the scene as strictly as `plan`: a misfit fact is one line, exit 2
+    (it was a warning, and the run went on with the fact dropped)."""
+    p = tmp_path / "shed.yaml"
+    p.write_text("""name: shed
+objects: [bench0, watering_can0, sink0]
+agents:
+  - {name: robot0, kind: robot, at: bench0}
+  - {name: human0, kind: human, at: bench0}
+locations:
+  bench0: [watering_can0]
+facts:
+  - on watering_can0 sink0
+""")
+    code, out, err = _cli(["run", "--scene", str(p), "--method", "oracle", "--check", "(inhand watering_can0 human0)",
+                           "give me the watering can"], monkeypatch, capsys)
+    assert code == 2, out + err
+    lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
+    assert len(lines) == 1 and f"{p}:9: fact (on watering_can0 sink0): sink0 is a sink" in lines[0], err

@@ -250,7 +250,7 @@ def run_command(
         if configure is not None:
             configure(config)  # an unknown setting or a bad value: one line, exit 2
         task = api.user_task(instruction, scene, skills=skills, oam=oam, check=check)
-        pt = api.build_task(scene, skills, oam, strict=False)
+        pt = api.build_task(scene, skills, oam)  # strict, as `plan`: a bad fact is exit 2
         if check:
             from groundplan.pddl import check_goal, parse_goal
 
