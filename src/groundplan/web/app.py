@@ -194,7 +194,10 @@ def create_app(config: ServeConfig) -> FastAPI:
         name, text = body.get("filename"), body.get("text")
         if not isinstance(name, str) or not isinstance(text, str):
             return _error(400, "send {filename, text}")
-        return catalog.upload(name, text)
+        opts = {k: body.get(f) for k, f in (("skillset", "skillset"), ("skills", "skills_file"), ("oam", "oam_file"))}
+        if not all(v is None or isinstance(v, str) for v in opts.values()):
+            return _error(400, "skillset, skills_file and oam_file are strings")
+        return catalog.upload(name, text, **{k: v for k, v in opts.items() if v})
 
     @app.post("/api/files/upload")
     async def upload_file(request: Request):

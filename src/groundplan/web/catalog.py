@@ -232,10 +232,13 @@ class SceneCatalog:
         return {"id": f"{kind}:{uid}", "label": name}
 
     # ------------------------------------------------------------------ uploads
-    def upload(self, filename: str, text: str) -> dict[str, Any]:
+    def upload(self, filename: str, text: str, *, skillset: Optional[str] = None, skills: Optional[str] = None,
+               oam: Optional[str] = None) -> dict[str, Any]:
         """Parse an uploaded scene (YAML with yaml.safe_load, or AutoGPT+P .txt), build it
-        against the household skill set to check it, and store the canonical YAML the parser
-        produced. The text as sent is never stored, imported or run."""
+        against the skill set it will run with (a built-in ``skillset``, an uploaded ``skills``
+        file ``skills:ID``; default household) and the default map extended by an uploaded
+        ``oam`` (``oam:ID``) to check it, and store the canonical YAML the parser produced.
+        The text as sent is never stored, imported or run."""
         from groundplan.world import parse_autogpt_p_scene, parse_yaml_scene, write_yaml_scene
 
         if len(text.encode("utf-8", errors="replace")) > self.max_upload:
@@ -255,12 +258,25 @@ class SceneCatalog:
         except Exception as exc:  # noqa: BLE001 - a parser crash on hostile input is a bad file, not a 500
             raise SceneError(f"cannot parse: {type(exc).__name__}: {exc}", file=name) from None
         canonical = write_yaml_scene(scene)
-        # the scene must build against the household skill set (types, agents, facts)
-        from groundplan.knowledge.oam import default_oam
+        # the scene must build against the skill set and map it will run with (types, agents, facts)
+        from groundplan.sim.pipeline import resolve_oam
         from groundplan.skills.builder import build_task
-        from groundplan.skills.skillset import load_skillset
+        from groundplan.skills.skillset import available_skillsets, load_skillset
 
-        build_task(load_skillset("household"), scene, default_oam())
+        if skills:
+            sk = load_skillset(str(self.resolve_data(skills, "skills")))
+        elif skillset and skillset not in available_skillsets():
+            raise AccessError(f"unknown skill set '{skillset}'")
+        else:
+            sk = load_skillset(skillset or "household")
+        the_map = resolve_oam(str(self.resolve_data(oam, "oam")) if oam else None)
+        try:
+            build_task(sk, scene, the_map)
+        except GroundplanError as exc:
+            if skills or skillset:
+                raise
+            raise SceneError(f"{exc} (checked against the household skill set: for another, choose or upload "
+                            f"the skill set before the scene)") from None
         uid = hashlib.sha256(canonical.encode()).hexdigest()[:16]
         self.upload_dir.mkdir(parents=True, exist_ok=True)
         out = safe_child(self.upload_dir, uid + ".yaml")

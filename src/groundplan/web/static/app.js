@@ -462,7 +462,11 @@ async function uploadScene() {
   if (!f) return;
   showError("");
   try {
-    const r = await postJSON("/api/scenes/upload", { filename: f.name, text: await f.text() });
+    // checked against the skill set and map chosen beside it (default: household, the default map)
+    const r = await postJSON("/api/scenes/upload", {
+      filename: f.name, text: await f.text(), skillset: $("skillset").value || null,
+      skills_file: $("skills-file").value || null, oam_file: $("oam-file").value || null,
+    });
     $("dataset").value = ""; $("dataset-task").hidden = true;
     await loadOptions(r.id);
     loadScene();
