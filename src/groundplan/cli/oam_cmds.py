@@ -164,7 +164,7 @@ def infer_cmd(
     oam_replace: bool = typer.Option(False, "--oam-replace", help="the --oam files replace the default map"),
     infer: str = typer.Option("default", "--infer",
                               help="offline inference: default (= embedding), embedding, lexical, off"),
-    llm: Optional[str] = typer.Option(None, "--llm", help="ask this LLM backend instead (embedded, openai, ...)"),
+    llm: Optional[str] = typer.Option(None, "--llm", "--backend", help="ask this LLM backend instead (embedded, openai, ...)"),
     model: Optional[str] = typer.Option(None, "--model", help="model id for --llm"),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL for --llm"),
     strategy: str = typer.Option("logical", "--strategy", "-s", help="with --llm: list | yes-no | logical"),
