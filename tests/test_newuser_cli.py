@@ -24,3 +24,31 @@ def test_every_llm_option_also_answers_to_backend():
                 seen += 1
                 assert {"--llm", "--backend"} <= opts, f"groundplan {' '.join(path)}: {sorted(opts)}"
     assert seen >= 5  # run, goal, chat, bench run, oam build, oam infer, ...
+
+
+def test_goal_takes_the_instruction_as_argument_like_run(monkeypatch, capsys):
+    """`groundplan run --scene S "instr"` and `groundplan goal --scene S "instr"` read alike;
+    --instruction still works; none or two different ones is one line, exit 2."""
+    import sys
+
+    import pytest
+
+    from groundplan.cli.main import main
+
+    def cli(*args):
+        monkeypatch.setattr(sys, "argv", ["groundplan", *args])
+        with pytest.raises(SystemExit) as ei:
+            main()
+        cap = capsys.readouterr()
+        return ei.value.code or 0, cap.out, cap.err
+
+    kitchen = "examples/scenes/kitchen.yaml"
+    monkeypatch.chdir(__import__("pathlib").Path(__file__).resolve().parents[1])
+    for args in (["bring me the apple"], ["--instruction", "bring me the apple"]):
+        code, out, err = cli("goal", "--scene", kitchen, "--strategy", "prompt", "--llm", "scripted", *args)
+        # the instruction was taken: the command went on to ask the (empty) scripted LLM
+        assert "no answer left" in err and "instruction" not in err, err
+    code, out, err = cli("goal", "--scene", kitchen)
+    assert code == 2 and err.strip().startswith("error: no instruction") and len(err.strip().splitlines()) == 1
+    code, out, err = cli("goal", "--scene", kitchen, "--instruction", "a", "b")
+    assert code == 2 and "once" in err

@@ -152,7 +152,10 @@ def info(backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: O
 # ----------------------------------------------------------------------------- groundplan goal
 
 def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),  # noqa: B008
-                 instruction: str = typer.Option(..., "--instruction", help="what the user asks"),
+                 instruction: Optional[str] = typer.Option(None, "--instruction",
+                                                           help="what the user asks (or give it as the argument)"),
+                 instruction_arg: Optional[str] = typer.Argument(None, metavar="INSTRUCTION",
+                                                                 help="what the user asks, as in groundplan run"),
                  constrained: bool = typer.Option(False, "--constrained",
                                                   help="decode under the goal grammar of the domain and scene"),
                  strategy: Optional[str] = typer.Option(None, "--strategy",
@@ -181,6 +184,12 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
     """Print the PDDL goal for INSTRUCTION in SCENE: by default goalsearch's first solvable
     candidate (small-model planning); --strategy prompt: the goal the LLM writes after
     AutoGPT+P's goal prompt."""
+    if instruction is not None and instruction_arg is not None and instruction != instruction_arg:
+        _fail("give the instruction once: as the argument or with --instruction")
+    instruction = instruction if instruction is not None else instruction_arg
+    if not instruction:
+        _fail("no instruction: give it as the argument (groundplan goal --scene S \"bring me an apple\") "
+              "or with --instruction")
     opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, record, tuple(replay or ()), api_key_env,
                        timeout, total_timeout, retries, constraint_style, threads)
     try:
