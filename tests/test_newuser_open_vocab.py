@@ -184,3 +184,19 @@ facts:
     assert code == 2, out + err
     lines = [ln for ln in err.splitlines() if ln.startswith("error:")]
     assert len(lines) == 1 and f"{p}:9: fact (on watering_can0 sink0): sink0 is a sink" in lines[0], err
+
+
+def test_class_clashing_with_a_type_names_the_line_and_a_fix(tmp_path, monkeypatch, capsys):
+    p = tmp_path / "cl.yaml"
+    p.write_text("""name: cl
+objects: [table0, support0]
+agents:
+  - {name: robot0, kind: robot, at: table0}
+locations:
+  table0: [support0]
+facts: [on support0 table0]
+""")
+    code, out, err = _cli(["plan", "--scene", str(p), "--goal", "(inhand support0 robot0)"], monkeypatch, capsys)
+    assert code == 2
+    assert err.strip() == (f"error: {p}:2: object class 'support' of support0 clashes with a type of skill set "
+                           f"'household' (give it another class: {{name: support0, class: support_object}})")

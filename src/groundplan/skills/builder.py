@@ -96,8 +96,9 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     reserved = set(parents) | {"object"}
     for o in sc.objects:
         if o.cls in reserved and o.cls not in parents.get(o.cls, set()) and o.cls in affs | set(cap_type.values()):
-            raise SceneError(f"object class '{o.cls}' of {o.name} clashes with a type of skill set '{skillset.name}'",
-                             file=sc.source)
+            raise SceneError(f"object class '{o.cls}' of {o.name} clashes with a type of skill set '{skillset.name}' "
+                             f"(give it another class: {{name: {o.name}, class: {o.cls}_object}})",
+                             file=sc.source, line=sc.line_of("object", o.name))
         ps = parents.setdefault(o.cls, set())
         if oam is not None and skillset.affordance_types:  # a map types classes only there
             if o.cls not in oam:
