@@ -52,3 +52,13 @@ def test_goal_takes_the_instruction_as_argument_like_run(monkeypatch, capsys):
     assert code == 2 and err.strip().startswith("error: no instruction") and len(err.strip().splitlines()) == 1
     code, out, err = cli("goal", "--scene", kitchen, "--instruction", "a", "b")
     assert code == 2 and "once" in err
+
+
+def test_unknown_inference_name_suggests_one():
+    import pytest
+
+    from groundplan.errors import ConfigError
+    from groundplan.knowledge.infer import get_inferrer
+
+    with pytest.raises(ConfigError, match=r"unknown affordance inference 'embeding' \(did you mean embedding\?\)"):
+        get_inferrer("embeding")

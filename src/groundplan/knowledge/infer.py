@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
-from groundplan.errors import ConfigError
+from groundplan.errors import ConfigError, did_you_mean
 from groundplan.knowledge.oam import OAM
 
 
@@ -344,7 +344,8 @@ def get_inferrer(name: str = "default") -> Optional[AffordanceInferrer]:
     """An inferrer by name (``default`` = ``embedding``; ``off`` = None), one per process."""
     key = "embedding" if name == "default" else name
     if key not in _FACTORIES:
-        raise ConfigError(f"unknown affordance inference '{name}' (choose from default, {', '.join(sorted(_FACTORIES))})")
+        raise ConfigError(f"unknown affordance inference '{name}'{did_you_mean(name, inferrer_names())} "
+                          f"(choose from default, {', '.join(sorted(_FACTORIES))})")
     if key not in _SHARED:
         _SHARED[key] = _FACTORIES[key]()
     return _SHARED[key]
