@@ -200,3 +200,25 @@ facts: [on support0 table0]
     assert code == 2
     assert err.strip() == (f"error: {p}:2: object class 'support' of support0 clashes with a type of skill set "
                            f"'household' (give it another class: {{name: support0, class: support_object}})")
+
+
+def test_index_separator_is_not_part_of_the_class(tmp_path):
+    from groundplan.world import load_scene
+    from groundplan.world.yaml_io import write_yaml_scene
+
+    p = tmp_path / "idx.yaml"
+    p.write_text("""name: idx
+objects: [table, mug_1, mug-2, mug3, {name: cup_a, class: cup}]
+agents:
+  - {name: robot_1, at: table}
+locations:
+  table: [mug_1, mug-2, mug3, cup_a]
+facts: [on mug_1 table, on mug-2 table, on mug3 table, on cup_a table]
+""")
+    scene = load_scene(p)
+    assert {o.name: o.cls for o in scene.objects} == {"table": "table", "mug_1": "mug", "mug-2": "mug",
+                                                      "mug3": "mug", "cup_a": "cup"}
+    assert scene.agents[0].kind == "robot"
+    back = tmp_path / "back.yaml"
+    back.write_text(write_yaml_scene(scene))
+    assert {o.name: o.cls for o in load_scene(back).objects} == {o.name: o.cls for o in scene.objects}

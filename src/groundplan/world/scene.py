@@ -28,7 +28,16 @@ class SceneObject:
 
     @staticmethod
     def from_name(name: str, cls: Optional[str] = None) -> "SceneObject":
-        return SceneObject(name, cls or split_name(name)[0])
+        """``apple0`` is an apple; so are ``apple_0`` and ``apple-0`` (the separator before the
+        index is not part of the class)."""
+        return SceneObject(name, cls or class_of(name))
+
+
+def class_of(name: str) -> str:
+    """The class a scene object's name implies: without its trailing index and a ``_``/``-``
+    before it (``mug_1``, ``mug-1`` and ``mug1`` are mugs)."""
+    base = split_name(name)[0]
+    return base.rstrip("_-") or base
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import yaml
 from groundplan.errors import SceneError, did_you_mean
 from groundplan.pddl.formula import Atom
 from groundplan.schemas import load_yaml, validate
-from groundplan.world.scene import Agent, Location, Scene, SceneObject, split_name
+from groundplan.world.scene import Agent, Location, Scene, SceneObject, class_of
 
 KNOWN_KEYS = {"name", "description", "objects", "agents", "locations", "facts", "explored", "geometry"}
 
@@ -73,7 +73,7 @@ def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, d
     agents: list[Agent] = []
     for i, item in enumerate(data.get("agents") or []):
         name = item["name"]
-        kind = item.get("kind", split_name(name)[0])
+        kind = item.get("kind", class_of(name))
         if kind not in ("robot", "human"):
             raise err(f"agent '{name}' has kind '{kind}', expected robot or human (give kind: robot or kind: human)",
                       "agents", i)
