@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> bool:
             from saycan_llm import embedded_llm
 
             llm, workaround = embedded_llm(args.threads)
-        cfg = {"max_steps": args.max_steps} if name.startswith("inner_monologue") else {}
+        # the step bound is for the LLM (the oracle answers the whole gold script: default bound)
+        cfg = {"max_steps": args.max_steps} if name == "inner_monologue" else {}
         ctx = RunContext(llm=llm if m.needs_llm else None, config=cfg)
         with (OUT / f"{name}@{args.dataset}.jsonl").open("w", encoding="utf-8") as fh:
             for t in tasks[: args.limit or None]:
