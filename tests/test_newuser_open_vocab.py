@@ -222,3 +222,28 @@ facts: [on mug_1 table, on mug-2 table, on mug3 table, on cup_a table]
     back = tmp_path / "back.yaml"
     back.write_text(write_yaml_scene(scene))
     assert {o.name: o.cls for o in load_scene(back).objects} == {o.name: o.cls for o in scene.objects}
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("object;affordances\nhammer;grasp\n", ":1: expected the header row 'object,affordances'"),
+    ("object,affordances\nhammer,grasp carry\n", ":2: row 'hammer,grasp carry' is not one object and one affordance"),
+    ("object,affordances\nhammer,grasp,carry\n", ":2: row"),
+    ("object,affordances\nhammer,\n", ":2: row 'hammer' is not one object and one affordance"),
+])
+def test_csv_oam_rows_are_checked(tmp_path, text, msg):
+    from groundplan.errors import InputError
+    from groundplan.knowledge.oam import load_oam
+
+    p = tmp_path / "m.csv"
+    p.write_text(text)
+    with pytest.raises(InputError) as ei:
+        load_oam(p)
+    assert msg in str(ei.value)
+
+
+def test_csv_oam_one_pair_per_row_loads(tmp_path):
+    from groundplan.knowledge.oam import load_oam
+
+    p = tmp_path / "m.csv"
+    p.write_text("object,affordances\nhammer,grasp\nhammer,carry\nsink,support\n")
+    assert load_oam(p).mapping == {"hammer": frozenset({"grasp", "carry"}), "sink": frozenset({"support"})}

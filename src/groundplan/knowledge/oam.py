@@ -127,10 +127,20 @@ def load_oam(path: str | Path) -> OAM:
         elif suffix == ".csv":
             acc: dict[str, set[str]] = {}
             with p.open(newline="") as fh:
-                for i, row in enumerate(csv.DictReader(fh), start=2):
+                reader = csv.DictReader(fh)
+                if [c.strip() for c in reader.fieldnames or []] != ["object", "affordances"]:
+                    raise InputError(f"expected the header row 'object,affordances', got "
+                                     f"'{','.join(reader.fieldnames or [])}'", file=str(p), line=1)
+                for i, row in enumerate(reader, start=2):
                     if not row.get("object"):
                         raise InputError("row without an object", file=str(p), line=i)
-                    acc.setdefault(row["object"], set()).add(row["affordances"])
+                    aff = (row.get("affordances") or "").strip()
+                    if not aff or len(aff.split()) != 1 or len(row) != 2 or None in row:
+                        first = (aff.split() or ["grasp"])[0]
+                        raise InputError(f"row '{','.join(str(v) for v in row.values() if v)}' is not one object and "
+                                         f"one affordance (one pair per row: {row['object']},{first})",
+                                         file=str(p), line=i)
+                    acc.setdefault(row["object"].strip(), set()).add(aff)
             mapping = {k: frozenset(v) for k, v in acc.items()}
         elif suffix in (".yaml", ".yml"):
             mapping = _yaml_mapping(p.read_text(), str(p))
