@@ -130,9 +130,8 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
                 n_batch: int | None = None) -> dict:
     from groundplan.llm import LLMConfig, build_llm
     from groundplan.methods import RunContext, get_method
-    from groundplan.planners import get_planner
-
     from groundplan.methods.small_model.search import SearchOptions
+    from groundplan.planners import get_planner
 
     desc, config, _ = VARIANTS[name]
     # the LLM is loaded when the variant scores with it (the shipped default decides otherwise)
