@@ -38,17 +38,25 @@ def saycan_md(ep: dict) -> str:
     return "\n".join(out)
 
 
-def im_md(ep: dict) -> str:
+def im_md(ep: dict, max_steps: int = 0) -> str:
     out = [f"Human: {ep['instruction']}"]
+    shown = 0
+    steps = [e for e in ep["trace"] if e["type"] == "step"]
     for e in ep["trace"]:
         if e["type"] == "feedback":
             out.append(e["scene"] if len(e["scene"]) < 200 else e["scene"][:200] + " ...")
-        elif e["type"] == "llm_call":
-            out.append(f"Robot: {(e.get('text') or '').strip()}")
         elif e["type"] == "step":
+            shown += 1
+            if max_steps and shown > max_steps:
+                continue
+            out.append(f"Robot: {e['action']}")
             out.append("Success: yes" if e["ok"] else f"Action failed: {e.get('reason')}")
+    if max_steps and len(steps) > max_steps:
+        out.append(f"... ({len(steps) - max_steps} more actions)")
     res = next((e for e in ep["trace"] if e["type"] == "result"), {})
-    out.append(f"-> success {res.get('success')}, GCR {res.get('gcr')}, said done {res.get('said_done')}")
+    if res.get("said_done"):
+        out.append("Robot: done")
+    out.append(f"-> success {res.get('success')}, GCR {res.get('gcr')}")
     return "```\n" + "\n".join(out) + "\n```"
 
 
@@ -56,11 +64,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("episodes", type=Path)
     ap.add_argument("--task", required=True)
+    ap.add_argument("--max-steps", type=int, default=0, help="Inner Monologue: show at most N actions")
     args = ap.parse_args(argv)
     for line in args.episodes.read_text(encoding="utf-8").splitlines():
         ep = json.loads(line)
         if ep["task_id"] == args.task:
-            print(saycan_md(ep) if ep["method"].startswith("saycan") else im_md(ep))
+            print(saycan_md(ep) if ep["method"].startswith("saycan") else im_md(ep, args.max_steps))
             return 0
     print(f"{args.episodes}: no episode for task {args.task}")
     return 2
