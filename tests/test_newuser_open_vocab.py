@@ -247,3 +247,22 @@ def test_csv_oam_one_pair_per_row_loads(tmp_path):
     p = tmp_path / "m.csv"
     p.write_text("object,affordances\nhammer,grasp\nhammer,carry\nsink,support\n")
     assert load_oam(p).mapping == {"hammer": frozenset({"grasp", "carry"}), "sink": frozenset({"support"})}
+
+
+def test_scene_show_writes_facts_one_per_line_and_never_wraps(tmp_path, monkeypatch, capsys):
+    objs = [f"very_long_object_name_number_{i}_{j}" for i, j in zip("abcdefghij", range(10))]
+    p = tmp_path / "wide.yaml"
+    p.write_text("name: wide\nobjects: [table0, " + ", ".join(f"{o}0" for o in objs) + "]\n"
+                 "agents:\n  - {name: robot0, kind: robot, at: table0}\n"
+                 "locations:\n  table0: [" + ", ".join(f"{o}0" for o in objs) + "]\n"
+                 "facts:\n" + "".join(f"  - on {o}0 table0\n" for o in objs))
+    code, out, err = _cli(["scene", "show", str(p)], monkeypatch, capsys)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "name: wide" and lines[1].startswith("objects: [table0, ")
+    assert all(f"- on {o}0 table0" in lines for o in objs)  # one fact a line
+    assert sum(ln.startswith("objects:") for ln in lines) == 1 and "cost: 1" in out  # one line, an int cost
+    back = tmp_path / "back.yaml"
+    back.write_text(out)
+    code2, out2, _ = _cli(["scene", "show", str(back)], monkeypatch, capsys)
+    assert code2 == 0 and out2 == out

@@ -160,7 +160,7 @@ def scene_to_dict(scene: Scene) -> dict[str, Any]:
         d: dict[str, Any] = {"name": a.name, "kind": a.kind}
         if a.location:
             d["at"] = a.location
-        d["cost"] = a.cost
+        d["cost"] = int(a.cost) if float(a.cost).is_integer() else a.cost
         if a.hands != 1:
             d["hands"] = a.hands
         if a.capabilities is not None:
@@ -176,7 +176,14 @@ def scene_to_dict(scene: Scene) -> dict[str, Any]:
 
 
 def write_yaml_scene(scene: Scene, path: str | Path | None = None) -> str:
-    text = yaml.safe_dump(scene_to_dict(scene), sort_keys=False, default_flow_style=None, width=100)
+    """The scene as groundplan YAML: short lists inline, facts one per line, no line wrapped
+    (``scene show S > s.yaml`` loads back as the same scene)."""
+    parts = []
+    for key, value in scene_to_dict(scene).items():
+        block = key == "facts" or not isinstance(value, (list, dict))
+        parts.append(yaml.safe_dump({key: value}, sort_keys=False, default_flow_style=False if block else None,
+                                    width=1_000_000, allow_unicode=True))
+    text = "".join(parts)
     if path is not None:
         Path(path).write_text(text)
     return text
