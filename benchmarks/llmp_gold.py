@@ -103,12 +103,14 @@ def _cpu_children() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def retry(data: dict, timeout: float, sides: str) -> None:
+def retry(data: dict, timeout: float, sides: str, domains: tuple[str, ...] = DOMAINS) -> None:
     """Second pass on the problems a side left unsolved: that side again with ``timeout``
     (``sides``: ours, bare or both), with the CPU seconds each call used (a wall-clock bound
     on a loaded machine measures the load as much as the planner)."""
     root = data_dir() / "llm-pddl" / "domains"
     for r in data["rows"]:
+        if r["domain"] not in domains:
+            continue
         again_ours = not (r["status"] == "solved" and r["valid"]) and sides in ("ours", "both")
         again_bare = not r["bare_valid"] and sides in ("bare", "both")
         if not (again_ours or again_bare):
@@ -155,7 +157,7 @@ def main() -> int:
         args.timeout = data["timeout"]
         load = tuple(data.get("load", (float("nan"),) * 2))
         if args.retry_unsolved:
-            retry(data, args.retry_unsolved, args.retry_sides)
+            retry(data, args.retry_unsolved, args.retry_sides, tuple(args.domains.split(",")))
             data["retry_timeout"] = args.retry_unsolved
             (args.out / "gold.json").write_text(json.dumps(data, indent=1) + "\n")
         args.retry_timeout = data.get("retry_timeout")
