@@ -49,11 +49,12 @@ def sample(tasks: Sequence[Any], n: int, seed: int, dataset: str) -> list[Any]:
 def load_records() -> list[dict]:
     if not EPISODES.exists():
         return []
-    out = []
+    out: dict[tuple[str, str, str], dict] = {}
     for line in EPISODES.read_text(encoding="utf-8").splitlines():
         if line.strip():
-            out.append(json.loads(line))
-    return out
+            r = json.loads(line)
+            out[(r["row"], r["dataset"], r["task_id"])] = r  # one record per task (the last, if run twice)
+    return list(out.values())
 
 
 class LLMs:
@@ -203,7 +204,10 @@ def report(args: argparse.Namespace) -> None:
             f"**Seeded samples per cell** (seed {args.seed}): {args.n} tasks for oracle and replay rows, "
             f"{args.n_embedded} for embedded-model rows (SmolLM2-135M, one thread"
             f"{', one-token micro-batches: host workaround in benchmarks/saycan_llm.py' if workaround else ''}), "
-            f"and a cell starts no new task after {args.cell_budget} s; `n` in a cell is how many ran. These are "
+            f"and a cell starts no new task after {args.cell_budget:.0f} s, a task is stopped after "
+            f"{args.task_timeout:.0f} s (counted as an error); `n` in a cell is how many ran (the last embedded "
+            "rows were run with one task per cell, `--n-embedded 1 --cell-budget 120 --task-timeout 150`, when "
+            "the CPU time ran out). These are "
             "samples on a shared, heavily loaded 2-core machine, not the benchmarks' full results (those are in "
             "each method's own results folder).\n\n"
             "Each cell: success / GCR (n[, errors]). Success = the dataset's own check after execution (gold goal, "

@@ -184,7 +184,6 @@ for _d in ("franka-tabletop",):
 for _m in ("saycan", "saycan_oracle"):
     for _d in VH + ("cowp", "wake-lfo", "franka-tabletop"):
         _refuse(_m, _d, _OWN_SKILLS["saycan"] + " (no descriptions for this skill set were written)")
-_refuse("goalsearch", "wake-lfo", "goalsearch's candidate phrases do not cover the lfo skill set")
 
 ADAPTERS: Mapping[tuple[str, str], Adapter] = MappingProxyType(_ADAPTERS)
 NOT_ADAPTED: Mapping[tuple[str, str], str] = MappingProxyType(_NOT_ADAPTED)
