@@ -266,3 +266,32 @@ def test_scene_show_writes_facts_one_per_line_and_never_wraps(tmp_path, monkeypa
     back.write_text(out)
     code2, out2, _ = _cli(["scene", "show", str(back)], monkeypatch, capsys)
     assert code2 == 0 and out2 == out
+
+
+@pytest.mark.parametrize("old,new,line,msg", [
+    ('":typing", ":negative-preconditions"', '":typng", ":negative-preconditions"', 10,
+     "requirements[0] ':typng' is not one of"),
+    ('effects: "(and (at_base ?actor))"', 'effects: "(and (at_base ?actor) (not))"', 60,
+     "'not' in an effect takes 1 argument, got 0"),
+    ('effects: "(and (at_base ?actor))"', 'effects: "(and (at_base ?actor) (when (at_base ?actor)))"', 60,
+     "'when' in an effect takes 2 arguments, got 1"),
+    ('effects: "(and (at_base ?actor))"', 'effects: "(and (at_base ?actor) (forall ?x (at_base ?actor)))"', 60,
+     "'forall' in an effect needs a variable list"),
+    ("  cube: [block]", "  cube: [cube]", 23, "type 'cube' is its own ancestor"),
+    ("  block: [object]", "  block: [cube]", 22, "type 'block' is its own ancestor"),
+])
+def test_skill_set_mistakes_fast_downward_would_see(tmp_path, old, new, line, msg):
+    """Mistakes that reached Fast Downward's parser (exit 1) or crashed (IndexError) or were
+    accepted (a type cycle): each is now one `file:line: message`."""
+    from groundplan.errors import SkillSetError
+    from groundplan.skills.skillset import load_skillset
+
+    text = TABLETOP.read_text()
+    assert text.count(old) == 1
+    p = tmp_path / "arm.yaml"
+    p.write_text(text.replace(old, new))
+    with pytest.raises(SkillSetError) as ei:
+        load_skillset(str(p))
+    assert str(ei.value).startswith(f"{p}:{line}: ") and msg in str(ei.value), str(ei.value)
+    if "typng" in new:
+        assert "(did you mean :typing?)" in str(ei.value)

@@ -206,6 +206,12 @@ def parse_effect(expr, *, file: str | None = None) -> tuple[Effect, ...]:
     if not expr:
         return ()
     head = expr[0]
+    arity = {"not": 1, "increase": 2, "when": 2, "forall": 2}.get(head) if isinstance(head, str) else None
+    if arity is not None and len(expr) != arity + 1:
+        raise PDDLSyntaxError(f"'{head}' in an effect takes {arity} argument{'s' * (arity != 1)}, "
+                              f"got {len(expr) - 1}", file=file)
+    if head == "forall" and not isinstance(expr[1], list):
+        raise PDDLSyntaxError("'forall' in an effect needs a variable list and an effect", file=file)
     if head == "and":
         out: list[Effect] = []
         for e in expr[1:]:

@@ -254,6 +254,16 @@ def check_skillset(sk: SkillSet, data: Mapping[str, Any], r: _Reader) -> None:
     for t, parents in sk.types.items():
         for p in parents:
             type_ok(p, ("types", t), f"type '{t}'")
+    for t in sk.types:  # a type must not be its own ancestor (cube: [cube], a: [b] with b: [a])
+        seen, todo = set(), list(sk.types.get(t, ()))
+        while todo:
+            p = todo.pop()
+            if p == t:
+                raise r.fail(f"type '{t}' is its own ancestor (its parents lead back to it); a type's parents "
+                             f"are more general types, ending at object", ("types", t))
+            if p not in seen:
+                seen.add(p)
+                todo.extend(sk.types.get(p, ()))
     arity = {p.name: p.arity for p in sk.predicates} | {d.predicate.name: d.predicate.arity for d in sk.derived}
     params_of = {p.name: p for p in sk.predicates} | {d.predicate.name: d.predicate for d in sk.derived}
     for i, p in enumerate(sk.predicates):
