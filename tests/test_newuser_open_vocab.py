@@ -279,6 +279,8 @@ def test_scene_show_writes_facts_one_per_line_and_never_wraps(tmp_path, monkeypa
      "'forall' in an effect needs a variable list"),
     ("  cube: [block]", "  cube: [cube]", 23, "type 'cube' is its own ancestor"),
     ("  block: [object]", "  block: [cube]", 22, "type 'block' is its own ancestor"),
+    ("  - name: return_to_base", "  - name: return to base", 58,
+     "capabilities[2].name 'return to base' is not a valid name: a name has no spaces"),
 ])
 def test_skill_set_mistakes_fast_downward_would_see(tmp_path, old, new, line, msg):
     """Mistakes that reached Fast Downward's parser (exit 1) or crashed (IndexError) or were
