@@ -297,3 +297,21 @@ def test_skill_set_mistakes_fast_downward_would_see(tmp_path, old, new, line, ms
     assert str(ei.value).startswith(f"{p}:{line}: ") and msg in str(ei.value), str(ei.value)
     if "typng" in new:
         assert "(did you mean :typing?)" in str(ei.value)
+
+
+@pytest.mark.parametrize("name,fixed", [("café0", "cafe0"), ("mug;1", "mug1")])
+def test_names_fast_downward_cannot_read_are_refused(tmp_path, monkeypatch, capsys, name, fixed):
+    """A non-ASCII name reached Fast Downward (ParseError, exit 1); ';' starts a PDDL comment."""
+    p = tmp_path / "nm.yaml"
+    p.write_text(f"""name: nm
+objects: [table0, "{name}"]
+agents:
+  - {{name: robot0, kind: robot, at: table0}}
+locations:
+  table0: ["{name}"]
+facts: ["on {name} table0"]
+""", encoding="utf-8")
+    code, out, err = _cli(["plan", "--scene", str(p), "--goal", f"(inhand {fixed} robot0)"], monkeypatch, capsys)
+    assert code == 2
+    assert err.strip() == (f"error: {p}:2: objects[1] '{name}' is not a valid name: a name has no spaces, "
+                           f"parentheses, '?', ';' or non-ASCII letters (did you mean {fixed}?)")

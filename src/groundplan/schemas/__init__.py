@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -18,7 +19,7 @@ from groundplan.schemas.yaml_lines import EMPTY, LineMap, load_yaml
 
 SCHEMAS = ("scene", "skillset", "oam", "oam_json")
 #: the schemas' pattern of an object, class or location name
-NAME_PATTERN = "^[^\\s()?]+$"
+NAME_PATTERN = "^[^\\s()?;\\u0080-\\uffff]+$"
 
 
 @lru_cache(maxsize=None)
@@ -87,10 +88,11 @@ def _message(err: jsonschema.ValidationError, top_word: str) -> tuple[str, tuple
         return f"{where} must be {err.validator_value!r}, not {err.instance!r}", path
     if v == "pattern":
         if err.validator_value == NAME_PATTERN and isinstance(err.instance, str):
-            fixed = re.sub(r"[()?]+", "", "_".join(err.instance.split()))
+            ascii_ = unicodedata.normalize("NFKD", err.instance).encode("ascii", "ignore").decode()
+            fixed = re.sub(r"[()?;]+", "", "_".join(ascii_.split()))
             hint = f" (did you mean {fixed}?)" if fixed and re.fullmatch(NAME_PATTERN, fixed) else ""
-            return (f"{where} '{err.instance}' is not a valid name: a name has no spaces, parentheses or "
-                    f"'?'{hint}", path)
+            return (f"{where} '{err.instance}' is not a valid name: a name has no spaces, parentheses, '?', ';' "
+                    f"or non-ASCII letters{hint}", path)
         return f"{where} '{err.instance}' is not a valid name or entry here ({err.schema.get('description', 'bad form')})", path
     if v == "uniqueItems" and isinstance(err.instance, list):
         seen: set = set()
