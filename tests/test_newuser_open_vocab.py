@@ -315,3 +315,27 @@ facts: ["on {name} table0"]
     assert code == 2
     assert err.strip() == (f"error: {p}:2: objects[1] '{name}' is not a valid name: a name has no spaces, "
                            f"parentheses, '?', ';' or non-ASCII letters (did you mean {fixed}?)")
+
+
+def test_scene_name_fast_downward_cannot_read_becomes_a_problem_name(tmp_path, monkeypatch, capsys):
+    """The scene's name is free text; the PDDL problem name made from it was not (a non-ASCII
+    letter, a parenthesis or ';' reached Fast Downward: ParseError, exit 1)."""
+    from groundplan.skills.builder import _pddl_name
+
+    assert _pddl_name("kitchen") == "kitchen" and _pddl_name("my kitchen") == "my_kitchen"  # as before
+    assert _pddl_name("a.b+c-1") == "a.b+c-1"
+    p = tmp_path / "gh.yaml"
+    p.write_text("""name: "Gartenhütte (alt); v2"
+objects: [table0, mug0]
+agents:
+  - {name: robot0, kind: robot, at: table0}
+  - {name: human0, kind: human, at: table0}
+locations:
+  table0: [mug0]
+facts: [on mug0 table0]
+""", encoding="utf-8")
+    code, out, err = _cli(["plan", "--scene", str(p), "--goal", "(inhand mug0 human0)"], monkeypatch, capsys)
+    assert code == 0, err
+    assert "handover human0 mug0 robot0" in out
+    code, out, err = _cli(["pddl", "--scene", str(p)], monkeypatch, capsys)
+    assert code == 0 and "(define (problem Gartenhutte_alt_v2)" in out

@@ -141,7 +141,7 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
         for ag in sc.agents:
             numeric[Atom("cost", (ag.name,))] = float(ag.cost)
     metric = "minimize (total-cost)" if Atom("total-cost") in numeric else None
-    problem = Problem(sc.name.replace(" ", "_") or "task", domain.name, objects, frozenset(init), None, numeric, metric)
+    problem = Problem(_pddl_name(sc.name), domain.name, objects, frozenset(init), None, numeric, metric)
     return PlanningTask(domain, problem, skillset, scene, tuple(warnings),
                         {c: i.affordances for c, i in inference.items()}, inference)
 
@@ -176,6 +176,20 @@ def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
     if found:
         warnings.append(summary_line(found, oam.name))
     return extended, found
+
+
+def _pddl_name(name: str) -> str:
+    """A scene's name as a PDDL problem name Fast Downward reads: ASCII, no whitespace,
+    parentheses or ``;`` (``Gartenhütte (alt); v2`` -> ``Gartenhutte_alt_v2``); a name that
+    already is one is kept as it is."""
+    import re
+    import unicodedata
+
+    kept = name.replace(" ", "_")  # what names were before: unchanged where Fast Downward reads them
+    if kept.isascii() and not re.search(r"[\s();]", kept):
+        return kept or "task"
+    ascii_ = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[\s();]+", "_", ascii_).strip("_") or "task"
 
 
 def _unplaced(sc: Scene, init: set[Atom]) -> list[str]:
