@@ -281,6 +281,9 @@ def test_scene_show_writes_facts_one_per_line_and_never_wraps(tmp_path, monkeypa
     ("  block: [object]", "  block: [cube]", 22, "type 'block' is its own ancestor"),
     ("  - name: return_to_base", "  - name: return to base", 58,
      "capabilities[2].name 'return to base' is not a valid name: a name has no spaces"),
+    ("domain_name: franka_tabletop", 'domain_name: "franka tabletop (v2)"', 9,
+     "domain_name 'franka tabletop (v2)' is not a valid name"),
+    ("  block: [object]", "  blöck: [object]", 18, "types 'blöck' is not a valid name"),
 ])
 def test_skill_set_mistakes_fast_downward_would_see(tmp_path, old, new, line, msg):
     """Mistakes that reached Fast Downward's parser (exit 1) or crashed (IndexError) or were
@@ -291,7 +294,7 @@ def test_skill_set_mistakes_fast_downward_would_see(tmp_path, old, new, line, ms
     text = TABLETOP.read_text()
     assert text.count(old) == 1
     p = tmp_path / "arm.yaml"
-    p.write_text(text.replace(old, new))
+    p.write_text(text.replace(old, new), encoding="utf-8")
     with pytest.raises(SkillSetError) as ei:
         load_skillset(str(p))
     assert str(ei.value).startswith(f"{p}:{line}: ") and msg in str(ei.value), str(ei.value)
