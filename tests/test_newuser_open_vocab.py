@@ -284,6 +284,9 @@ def test_scene_show_writes_facts_one_per_line_and_never_wraps(tmp_path, monkeypa
     ("domain_name: franka_tabletop", 'domain_name: "franka tabletop (v2)"', 9,
      "domain_name 'franka tabletop (v2)' is not a valid name"),
     ("  block: [object]", "  blöck: [object]", 18, "types 'blöck' is not a valid name"),
+    ('{decl: "(at_base ?r - actor)"', '{decl: "(at_base ?r - actör)"', 29,
+     "predicates[3]: non-ASCII letter 'ö' in '(at_base ?r - actör)'; PDDL names are ASCII (did you mean "
+     "'(at_base ?r - actor)'?)"),
 ])
 def test_skill_set_mistakes_fast_downward_would_see(tmp_path, old, new, line, msg):
     """Mistakes that reached Fast Downward's parser (exit 1) or crashed (IndexError) or were

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -133,11 +134,16 @@ class _Reader:
         return SkillSetError(msg, file=self.file, line=self.lines.line(path))
 
     def parse(self, fn, text: str, path: tuple):
+        where = ".".join(str(k) if not isinstance(k, int) else f"[{k}]" for k in path).replace(".[", "[")
+        if isinstance(text, str) and not text.isascii():  # Fast Downward reads ASCII PDDL only
+            bad = next(c for c in text if not c.isascii())
+            plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+            raise self.fail(f"{where}: non-ASCII letter '{bad}' in '{' '.join(text.split())}'; PDDL names are "
+                            f"ASCII (did you mean '{' '.join(plain.split())}'?)", path)
         try:
             return fn(text)
         except (InputError, GoalError) as exc:
             detail = re.sub(r" \(?(first )?opened on line \d+\)?| on line \d+", "", getattr(exc, "detail", str(exc)))
-            where = ".".join(str(k) if not isinstance(k, int) else f"[{k}]" for k in path).replace(".[", "[")
             raise self.fail(f"{where}: {detail} in '{' '.join(str(text).split())}'", path) from None
 
     def decl(self, text: str, path: tuple) -> Predicate:
