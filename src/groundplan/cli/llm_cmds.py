@@ -149,6 +149,40 @@ def info(backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: O
         _fail(str(exc))
 
 
+@llm_app.command("serve")
+def serve(port: int = typer.Option(8080, "--port", help="TCP port"),
+          host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+          model: Optional[Path] = typer.Option(None, "--model", help="a GGUF file (default: the bundled SmolLM2)"),
+          alias: str = typer.Option("smollm2", "--alias", help="the model id the server lists"),
+          n_ctx: int = typer.Option(8192, "--n-ctx", min=256, help="context size in tokens"),
+          threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CPU threads (default: all)")):
+    """Serve the embedded model (or a GGUF file) as an OpenAI-compatible endpoint, llama.cpp's
+    server with the embedded backend's settings, for trying `--llm openai --base-url
+    http://HOST:PORT/v1` offline. Runs until interrupted."""
+    import os
+
+    from groundplan.llm.embedded import bundled_model_path
+    from groundplan.llm.server import server_available
+
+    if not server_available():
+        _fail("llama.cpp's server is not installed: pip install 'groundplan[embedded]' (llama-cpp-python[server])")
+    try:
+        path = model if model is not None else bundled_model_path()
+    except GroundplanError as exc:
+        _fail(str(exc))
+        return
+    if not Path(path).is_file():
+        _fail(f"{path}: model file not found")
+    n = str(threads or max(1, os.cpu_count() or 1))
+    cmd = [sys.executable, "-m", "groundplan.llm._serve_llama", "--model", str(path), "--host", host, "--port",
+           str(port), "--n_ctx", str(n_ctx), "--model_alias", alias, "--n_threads", n, "--n_threads_batch", n]
+    _err.print(f"serving {path} as '{alias}' at http://{host}:{port}/v1 (Ctrl-C stops)", highlight=False,
+               soft_wrap=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, cmd)  # noqa: S606 - a fixed argument list, no shell
+
+
 # ----------------------------------------------------------------------------- groundplan goal
 
 def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.txt AutoGPT+P or .yaml)"),  # noqa: B008
