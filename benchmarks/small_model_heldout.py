@@ -180,7 +180,7 @@ def _p95(xs: list[float]) -> float:
 def _stats(rows: list[dict]) -> str:
     walls = [r["wall_s"] for r in rows]
     ok = sum(r["success"] for r in rows)
-    return f"{ok}/{len(rows)} = {ok / len(rows):.2f} | {statistics.median(walls):.2f} | {_p95(walls):.2f}"
+    return f"{ok}/{len(rows)} = {ok / len(rows):.2f} · {statistics.median(walls):.2f} · {_p95(walls):.2f}"
 
 
 def report(out_dir: Path) -> str:
@@ -210,7 +210,7 @@ def report(out_dir: Path) -> str:
                                                == val]
                 cells.append(_stats(sel) if sel else "")
             lines.append(f"| {v} | " + " | ".join(cells) + " |")
-        lines.append("\ncells: successes/n = rate | median s | p95 s (wall time per instruction, model loaded)\n")
+        lines.append("\ncells: successes/n = rate · median s · p95 s (wall time per instruction, model loaded)\n")
         for v in have:
             r = runs[(v, set_name)]
             lines.append(f"- {v}: {r['description']}; config {r['config']}; threads {r['threads']}; "
