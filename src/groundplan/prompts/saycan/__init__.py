@@ -4,28 +4,17 @@ appendix prompt) and the skill descriptions per skill set (``skills.yaml``)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
-from string import Template
 from typing import Any, Mapping
 
-import yaml
+from groundplan.prompts import TemplatePackage
+
+_files = TemplatePackage(__name__)
+template_text = _files.text
+render = _files.render
 
 
-@lru_cache(maxsize=None)
-def template_text(name: str) -> str:
-    text = resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
-    return text[:-1] if text.endswith("\n") else text
-
-
-def render(name: str, **slots: Any) -> str:
-    """Fill template ``name``; every slot must be given."""
-    return Template(template_text(name)).substitute(**{k: str(v) for k, v in slots.items()})
-
-
-@lru_cache(maxsize=None)
 def skill_texts() -> Mapping[str, Any]:
-    return yaml.safe_load(resources.files(__name__).joinpath("skills.yaml").read_text(encoding="utf-8"))
+    return _files.yaml("skills.yaml")
 
 
 __all__ = ["template_text", "render", "skill_texts"]
