@@ -162,7 +162,7 @@ def serve(port: int = typer.Option(8080, "--port", help="TCP port"),
     import os
 
     from groundplan.llm.embedded import bundled_model_path
-    from groundplan.llm.server import server_available
+    from groundplan.llm.server import server_available, server_command
 
     if not server_available():
         _fail("llama.cpp's server is not installed: pip install 'groundplan[embedded]' (llama-cpp-python[server])")
@@ -173,9 +173,8 @@ def serve(port: int = typer.Option(8080, "--port", help="TCP port"),
         return
     if not Path(path).is_file():
         _fail(f"{path}: model file not found")
-    n = str(threads or max(1, os.cpu_count() or 1))
-    cmd = [sys.executable, "-m", "groundplan.llm._serve_llama", "--model", str(path), "--host", host, "--port",
-           str(port), "--n_ctx", str(n_ctx), "--model_alias", alias, "--n_threads", n, "--n_threads_batch", n]
+    cmd = server_command(path, host=host, port=port, n_ctx=n_ctx, alias=alias,
+                         n_threads=threads or max(1, os.cpu_count() or 1))
     _err.print(f"serving {path} as '{alias}' at http://{host}:{port}/v1 (Ctrl-C stops)", highlight=False,
                soft_wrap=True)
     sys.stdout.flush()

@@ -33,6 +33,15 @@ def server_available() -> bool:
                for m in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"))
 
 
+def server_command(model_path: Path | str, *, host: str, port: int, n_ctx: int, alias: str,
+                   n_threads: int) -> list[str]:
+    """The command line of llama.cpp's OpenAI-compatible server with the embedded backend's
+    settings (``groundplan.llm._serve_llama``), serving ``model_path`` as ``alias``."""
+    return [sys.executable, "-m", "groundplan.llm._serve_llama", "--model", str(model_path), "--host", host,
+            "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", alias,
+            "--n_threads", str(n_threads), "--n_threads_batch", str(n_threads)]
+
+
 class LocalLlamaServer:
     """``with LocalLlamaServer() as srv: srv.base_url`` -> ``http://127.0.0.1:PORT/v1``."""
 
@@ -56,9 +65,8 @@ class LocalLlamaServer:
     def start(self) -> "LocalLlamaServer":
         if not server_available():
             raise LLMConfigError("llama-cpp-python's server is not installed (pip install 'llama-cpp-python[server]')")
-        cmd = [sys.executable, "-m", "groundplan.llm._serve_llama", "--model", str(self.model_path), "--host", "127.0.0.1",
-               "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--model_alias", self.alias,
-               "--n_threads", str(self.n_threads), "--n_threads_batch", str(self.n_threads),
+        cmd = [*server_command(self.model_path, host="127.0.0.1", port=self.port, n_ctx=self.n_ctx, alias=self.alias,
+                               n_threads=self.n_threads),
                "--logits_all", str(self.logits_all), "--verbose", "False"]
         env = dict(os.environ)
         env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
