@@ -16,8 +16,11 @@ import subprocess
 import sys
 from typing import Any
 
+# loaded the way the embedded backend loads it (groundplan.llm._llamacpp: no extra weight
+# buffers), which on its own avoids the crash on such a CPU; the workaround turns on only if not
 _PROBE = (
-    "import llama_cpp\n"
+    "from groundplan.llm._llamacpp import import_llama_cpp\n"
+    "llama_cpp = import_llama_cpp()\n"
     "from groundplan.llm.embedded import bundled_model_path\n"
     "l = llama_cpp.Llama(model_path=str(bundled_model_path()), n_ctx=256, n_threads=1, verbose=False)\n"
     "l.eval(l.tokenize(b'Hello there, how are you today?'))\n"

@@ -154,8 +154,6 @@ def test_saycan101_judged_refuses_a_misaligned_file(tmp_path):
 def test_embedded_model_scores_a_saycan_step():
     from groundplan.llm import LLMConfig, build_llm
 
-    # one-token batches: this host's llama.cpp build crashes on multi-token batches (see
-    # benchmarks/saycan_llm.py); the batched scorer feeds continuations in n_batch chunks
-    llm = build_llm(LLMConfig(n_threads=1, cache=False, extra={"n_batch": 1}))
+    llm = build_llm(LLMConfig(n_threads=1, cache=False))
     ep = get_method("saycan").run(_task("bring me a coke"), RunContext(llm=llm, config={"max_steps": 2}))
     assert ep.status in ("success", "failure") and ep.usage.model_calls >= 1
