@@ -32,6 +32,7 @@ from groundplan.pddl.model import Action, Domain, Predicate, Problem
 from groundplan.pddl.state import Evaluator
 from groundplan.pddl.writer import write_domain, write_problem
 from groundplan.planners.base import PlannerLimits, PlanResult, PlanStatus, register
+from groundplan.planners.h2 import h2_preprocess
 
 ANCHOR = "groundplan-anchor"
 #: Fast Downward's ``lama-first`` configuration (the driver's alias, written out for the search
@@ -326,10 +327,15 @@ class FastDownwardPlanner:
     def __init__(self, search: str = "astar(ff())", translate_cache: bool = True, cache_size: int = 64,
                  limits: PlannerLimits | None = None, max_goal_rules: int = 20_000,
                  fallback_search: str | None = "lazy_greedy([ff()], preferred=[ff()])", primary_share: float = 0.5,
-                 bound_translation: bool = True):
+                 bound_translation: bool = True, h2: bool = False, h2_share: float = 0.25):
         """`search` runs first with `primary_share` of the time left; if it runs out of time,
         `fallback_search` (greedy, usually far faster on long-horizon goals such as clearing a
-        counter, with no guarantee of a cheapest plan) gets the rest. None disables it."""
+        counter, with no guarantee of a cheapest plan) gets the rest. None disables it.
+        ``h2``: prune the translated task by h^2 analysis first (``groundplan.planners.h2``;
+        at most `h2_share` of the time bound; on a timeout or failure the search runs on the
+        task as translated)."""
+        self.h2 = h2
+        self.h2_share = h2_share
         self.search = search
         self.fallback_search = fallback_search
         self.primary_share = primary_share
@@ -367,6 +373,12 @@ class FastDownwardPlanner:
         if isinstance(sas_text, PlanResult):
             return PlanResult(sas_text.status, sas_text.plan, sas_text.cost, time.perf_counter() - t0,
                               sas_text.log, sas_text.error, timings)
+        if self.h2:
+            pruned = self._h2(sas_text, timeout * self.h2_share, timings)
+            if isinstance(pruned, PlanResult):
+                return PlanResult(pruned.status, seconds=time.perf_counter() - t0, log=pruned.log,
+                                  error=pruned.error, timings=timings)
+            sas_text = pruned
         remaining = max(0.05, timeout - (time.perf_counter() - t0))
         if self.fallback_search is None:
             res = self._search(sas_text, remaining, timings, self.search)
@@ -380,6 +392,17 @@ class FastDownwardPlanner:
                 res = PlanResult(fb.status, fb.plan, fb.cost, log=note + fb.log, error=fb.error)
                 timings["fallback_used"] = 1.0
         return PlanResult(res.status, res.plan, res.cost, time.perf_counter() - t0, res.log, res.error, timings)
+
+    def _h2(self, sas_text: str, budget: float, timings: dict) -> "str | PlanResult":
+        out = h2_preprocess(sas_text, timeout=budget, memory_mb=self.limits.memory_mb)
+        timings["h2"] = out.seconds
+        if out.status == "pruned":
+            timings["h2_operators_removed"] = float(out.operators_before - out.operators_after)
+            return out.sas or sas_text
+        if out.status == "unsolvable":
+            return PlanResult(PlanStatus.UNSOLVABLE, log=out.note, error="no plan exists for this goal (h^2)")
+        timings["h2_skipped"] = 1.0
+        return sas_text
 
     # -- translation with the per-task cache
     def _translate(self, dtext: str, ptext: str, options: tuple[str, ...], deadline: float) -> tuple[str, str]:

@@ -135,7 +135,8 @@ def plan_files(domain_file: str | Path, problem_file: str | Path, *, planner: Pl
     return plan_task(task, _planner(planner), timeout=timeout)
 
 
-#: the searches a PDDL task gets: A* with FF for a quarter of the time bound (cheap plans on
+#: the searches a PDDL task gets, after h^2 pruning of the translated task
+#: (``groundplan.planners.h2``): A* with FF for a quarter of the time bound (cheap plans on
 #: small tasks), then Fast Downward's lama-first for the rest
 FILE_SEARCH = "astar(ff())"
 FILE_PRIMARY_SHARE = 0.25
@@ -143,8 +144,9 @@ FILE_PRIMARY_SHARE = 0.25
 
 def file_planner(name: str | None = None, timeout: Optional[float] = None) -> Planner:
     """The planner for a PDDL task: no goal-relevant pruning (that is for household scenes);
-    Fast Downward under the configured limits (``timeout`` replaces planner_timeout), A* with
-    FF for a quarter of the bound, then lama-first; plain translate-then-search."""
+    Fast Downward under the configured limits (``timeout`` replaces planner_timeout):
+    translate, prune by h^2 analysis, then A* with FF for a quarter of the bound, then
+    lama-first; plain translate-then-search otherwise (no per-task translation cache)."""
     import dataclasses
 
     from groundplan.planners import PlannerLimits, get_planner
@@ -158,7 +160,7 @@ def file_planner(name: str | None = None, timeout: Optional[float] = None) -> Pl
         # one goal per task: the per-task translation cache (anchored, every variable kept)
         # buys nothing and makes the search task larger; translate-then-search as the driver
         return get_planner(name, prune_above=None, limits=limits, search=FILE_SEARCH, fallback_search=LAMA_FIRST,
-                           primary_share=FILE_PRIMARY_SHARE, translate_cache=False)
+                           primary_share=FILE_PRIMARY_SHARE, translate_cache=False, h2=True)
     return get_planner(name, prune_above=None)
 
 
