@@ -40,6 +40,7 @@ from groundplan.methods.base import (
 )
 from groundplan.methods.brainbody.algorithm import LoopResult, loop_metrics
 from groundplan.methods.brainbody.envs import VHEnv
+from groundplan.methods.pythonic import parse_call
 from groundplan.prompts.progprompt import load
 
 DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the_lime", "wash_mug",
@@ -47,7 +48,9 @@ DEFAULT_EXAMPLES = ("put_the_wine_glass_in_the_kitchen_cabinet", "throw_away_the
 MAX_PER_SUBGOAL = 10
 _WORD = re.compile(r"\b[a-z][a-z0-9_]*")
 #: one call of the program: ``name('a', 'b')`` (quotes optional), a trailing ``;`` or comment allowed
-_STEP = re.compile(r"^([a-z][a-z0-9_]*)\s*\(\s*((?:['\"]?[A-Za-z0-9_]+['\"]?\s*(?:,\s*)?){0,2})\)\s*;?\s*$")
+#: ProgPrompt's dialect of a call line: a lower-case skill name, at most two plain object names
+_VERB = re.compile(r"[a-z][a-z0-9_]*")
+_OBJECT = re.compile(r"[A-Za-z0-9_]+(?: +[A-Za-z0-9_]+)*")
 
 
 def env0_objects() -> list[str]:
@@ -96,10 +99,11 @@ def parse_step(action: str, actions: Sequence[str]) -> Optional[list[str]]:
     or None when the line is not a call of one of ``actions`` with at most two object names
     (``__import__('os').system(...)``, attribute access, expressions): an invalid step,
     counted as attempted and never sent to the environment. The program is never run."""
-    m = _STEP.match(action.strip())
-    if m is None or m.group(1) not in {a.lower() for a in actions}:
+    call = parse_call(action)
+    if (call is None or not _VERB.fullmatch(call.verb) or call.verb not in {a.lower() for a in actions}
+            or len(call.args) > 2 or not all(_OBJECT.fullmatch(a) for a in call.args)):
         return None
-    return [m.group(1)] + [w.strip("'\" ").lower() for w in m.group(2).split(",") if w.strip("'\" ")]
+    return [call.verb, *(a.lower() for a in call.args)]
 
 
 def subgoals(program: str, max_lines: Optional[int] = None) -> list[tuple[str, list[str]]]:

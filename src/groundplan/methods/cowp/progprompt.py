@@ -21,6 +21,7 @@ from typing import ClassVar, Optional
 from groundplan.core.task import Task
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import RunContext, TraceRecorder, register_method
+from groundplan.methods.pythonic import parse_assert, parse_call
 from groundplan.prompts.cowp import render, template_text
 
 from .common import CowpFamilyMethod, Ending, LLMCaller
@@ -28,8 +29,6 @@ from .grounding import Grounder
 from .world import SituationWorld, Trial, parse_step
 
 MAX_CALLS = 30
-_CALL = re.compile(r"^(\w+)\s*\((.*)\)\s*$")
-_ASSERT = re.compile(r"^assert\s*\(\s*['\"]?([\w ]+?)['\"]?\s+is\s+['\"]?([\w ]+?)['\"]?\s*\)\s*$")
 
 
 @dataclass
@@ -49,8 +48,10 @@ class Guard:
     last_state: Optional[str] = None
 
 
-def _args(text: str) -> list[str]:
-    return [a.strip().strip("'\"").replace("_", " ").strip() for a in text.split(",") if a.strip().strip("'\"")]
+def _call(line: str) -> Optional[Call]:
+    """A call line in COWP's dialect (underscores read as spaces), or None."""
+    c = parse_call(line)
+    return None if c is None else Call(c.verb.lower(), [a.replace("_", " ").strip() for a in c.args])
 
 
 def parse_program(text: str) -> list[Call | Guard]:
@@ -66,17 +67,17 @@ def parse_program(text: str) -> list[Call | Guard]:
         if line.startswith("else"):
             else_part = line.split(":", 1)[1].strip() if ":" in line else ""
             if items and isinstance(items[-1], Guard) and else_part:
-                m = _CALL.match(else_part)
-                if m:
-                    items[-1].recovery.append(Call(m.group(1).lower(), _args(m.group(2))))
+                call = _call(else_part)
+                if call:
+                    items[-1].recovery.append(call)
             continue
-        m = _ASSERT.match(line)
-        if m:
-            items.append(Guard(m.group(1).replace("_", " ").strip(), m.group(2).replace("_", " ").strip()))
+        guard = parse_assert(line)
+        if guard:
+            items.append(Guard(guard[0].replace("_", " ").strip(), guard[1].replace("_", " ").strip()))
             continue
-        m = _CALL.match(line)
-        if m and m.group(1).lower() not in ("print", "assert", "def", "return"):
-            items.append(Call(m.group(1).lower(), _args(m.group(2))))
+        call = _call(line)
+        if call and call.verb not in ("print", "assert", "def", "return"):
+            items.append(call)
         if len(items) > MAX_CALLS:
             break
     return items
