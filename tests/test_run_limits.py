@@ -42,3 +42,30 @@ def test_two_threads_run_with_their_own_bounds():
         t.join(timeout=120)
     assert results == {4: 4, 9: 9}  # each run read its own plan_max_steps
     assert gl.current() is before  # nothing was swapped
+
+
+def test_run_method_puts_the_run_bounds_in_force_for_deep_code_per_thread():
+    """Code deep below a method (goal parser, answer schemas, planners) reads
+    ``groundplan.limits.current()``; ``run_method`` makes that the run's own bounds, in its
+    thread only, while two runs overlap."""
+    from groundplan.core.episode import run_method
+
+    barrier = threading.Barrier(2, timeout=30)
+    seen: dict[int, int] = {}
+
+    class Probe:  # a method whose "planning" only reads the bounds in force, mid-run
+        def run(self, task, ctx):
+            barrier.wait()  # both runs are inside their episode now
+            seen[ctx.limits.goal_max_depth] = gl.current().goal_max_depth
+            barrier.wait()
+            return None
+
+    before = gl.current()
+    threads = [threading.Thread(target=run_method, args=(Probe(), None, RunContext(limits=gl.Limits(goal_max_depth=d))))
+               for d in (3, 7)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert seen == {3: 3, 7: 7}
+    assert gl.current() is before and gl.source() != "use() (a run's own bounds)"

@@ -139,7 +139,7 @@ def run(method: str, instruction: str, scene: PathLike, *, skills: str = "househ
     ``llm``: the method's LLM (``make_llm``); None gives the embedded model to a method
     that needs one. ``on_event(event)`` is called for each trace event as it happens.
     Raises ``MethodRefused`` when the method cannot run on this task (its reason)."""
-    from groundplan.core.episode import RunContext, failed_episode, trace_listener
+    from groundplan.core.episode import RunContext, failed_episode, run_method, trace_listener
     from groundplan.errors import GroundplanError
     from groundplan.methods import method_class
     from groundplan.methods.base import MethodRefused
@@ -159,7 +159,7 @@ def run(method: str, instruction: str, scene: PathLike, *, skills: str = "househ
     try:
         with trace_listener(on_event) if on_event is not None else contextlib.nullcontext():
             try:
-                ep = cls().run(t, ctx)
+                ep = run_method(cls(), t, ctx)
             except GroundplanError as exc:  # an error a method let through (e.g. the endpoint's)
                 ep = failed_episode(t, method, "error", str(exc), seed=seed, wall_time=time.perf_counter() - t0)
     finally:

@@ -11,13 +11,17 @@ change them from a TOML file::
     planner_memory_mb = 1024
     plan_max_steps = 60
 
-Code reads the bounds in force with :func:`current`; a caller that needs other bounds for a
-while uses ``with use(Limits(...)):``. A bad file is reported with the file and the key at
+Code reads the bounds in force with :func:`current`. A run carries its own bounds
+(``RunContext.limits``) and puts them in force for everything below it with
+``with use(limits):`` - a context variable, so jobs running on other threads (the web console)
+each see their own bounds; the process-wide configuration (``--limits``, the TOML file) is what
+:func:`current` returns where no run has put bounds in force. A bad file is reported with the file and the key at
 fault. This module imports nothing from groundplan but its errors (bottom layer)."""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import os
 import threading
@@ -129,8 +133,20 @@ _active: Limits | None = None
 _source = "defaults"
 
 
+#: bounds put in force by :func:`use` for this thread / task only (None: the process's)
+_override: contextvars.ContextVar[Limits | None] = contextvars.ContextVar("groundplan_limits", default=None)
+
+
 def current() -> Limits:
-    """The bounds in force (discovered from the environment on first use)."""
+    """The bounds in force: those of the enclosing :func:`use` in this context, else the
+    process's configuration (discovered from the environment on first use)."""
+    over = _override.get()
+    if over is not None:
+        return over
+    return _configured()
+
+
+def _configured() -> Limits:
     global _active, _source
     if _active is None:
         with _lock:
@@ -141,7 +157,9 @@ def current() -> Limits:
 
 def source() -> str:
     """Where the bounds in force come from."""
-    current()
+    if _override.get() is not None:
+        return "use() (a run's own bounds)"
+    _configured()
     return _source
 
 
@@ -154,13 +172,13 @@ def set_current(limits: Limits, *, source: str = "set in code") -> None:
 
 @contextlib.contextmanager
 def use(limits: Limits) -> Iterator[Limits]:
-    """Temporarily put ``limits`` in force (tests, benchmarks)."""
-    before, before_source = current(), source()
-    set_current(limits, source="use()")
+    """Put ``limits`` in force for the code inside the block, in this thread (or asyncio task)
+    only; other threads keep theirs."""
+    token = _override.set(limits)
     try:
         yield limits
     finally:
-        set_current(before, source=before_source)
+        _override.reset(token)
 
 
 __all__ = ["Limits", "current", "source", "set_current", "use", "load", "discover", "from_mapping", "CONFIG_ENV", "CONFIG_FILE"]

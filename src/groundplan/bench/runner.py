@@ -18,6 +18,7 @@ from groundplan.bench.datasets import DatasetSpec, get_dataset
 from groundplan.bench.metrics import aggregate, episode_metrics
 from groundplan.bench.store import EpisodeRow, ResultStore, RunRecord
 from groundplan.bench.validate import RowProblem, check_task, quick_check
+from groundplan.core.episode import run_method
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, DatasetError, GroundplanError
 from groundplan.methods.base import (
@@ -95,7 +96,7 @@ class Worker:
                 ep = failed_episode(task, name, EpisodeStatus.INVALID, str(problem), seed=seed,
                                     wall_time=time.perf_counter() - t0)
                 return UnitResult(unit.index, ep, problem)
-            ep = self.method.run(task, self.ctx.with_seed(seed))
+            ep = run_method(self.method, task, self.ctx.with_seed(seed))
             if ep.seed != seed or ep.task_id != task.id:
                 ep = replace(ep, seed=seed, task_id=task.id)
         except GroundplanError as exc:

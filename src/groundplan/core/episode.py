@@ -24,6 +24,7 @@ from groundplan.core.task import Task
 from groundplan.core.verdict import verdict
 from groundplan.limits import Limits
 from groundplan.limits import current as current_limits
+from groundplan.limits import use as use_limits
 from groundplan.llm.types import UsageMeter, UsageSummary
 from groundplan.pddl.goal import parse_goal
 from groundplan.pddl.state import evaluate_goal
@@ -156,6 +157,14 @@ class RunContext:
 
     def with_seed(self, seed: int) -> "RunContext":
         return replace(self, seed=seed)
+
+
+def run_method(method: Any, task: "Task", ctx: RunContext) -> "Episode":
+    """``method.run(task, ctx)`` with the run's bounds (``ctx.limits``) in force for
+    everything it calls (goal parsing, answer schemas, planners), in this thread only: how the
+    runner, the Python API and the web console start an episode."""
+    with use_limits(ctx.limits):
+        return method.run(task, ctx)
 
 
 @dataclass(frozen=True)

@@ -241,6 +241,7 @@ class JobRunner:
                     skillset=skills or req.skillset or ref.skillset, oam_file=oam, source=f"console:{ref.id}")
 
     def _run(self, job: Job) -> None:
+        from groundplan.core.episode import run_method
         from groundplan.methods.base import RunContext, get_method, trace_listener
         from groundplan.sim.pipeline import build
 
@@ -263,7 +264,7 @@ class JobRunner:
             llm = self._llm_for(req)
             ctx = RunContext(llm=llm, planner=self._planner_for(), planner_timeout=self.config.planner_timeout)
             with trace_listener(job.add):
-                ep = method.run(task, ctx)
+                ep = run_method(method, task, ctx)
         except GroundplanError as exc:
             msg = scrub(str(exc), req.api_key)
             job.result = {"status": "error", "success": False, "error": msg, "wall_time": time.perf_counter() - t0,
