@@ -28,6 +28,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"
 HELDOUT_FILE = HELDOUT_DIR / "heldout_2026-11-24.yaml"
+#: the second, fresh held-out set ("held-out b"), written before the second round of changes
+HELDOUT_B_FILE = HELDOUT_DIR / "heldout_2026-11-24b.yaml"
+HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 
@@ -96,14 +99,14 @@ def tasks_for(set_name: str):
 
     if set_name == "tuning":
         return tuning_tasks()
-    if set_name == "heldout":
-        return heldout_tasks()
-    if set_name == "heldout-oracle":
-        return [t for t in heldout_tasks(oracle=True) if t.extras["group"] == "unseen"]
+    if set_name in HELDOUT_FILES:
+        return heldout_tasks(HELDOUT_FILES[set_name])
+    if set_name.endswith("-oracle") and set_name[:-7] in HELDOUT_FILES:
+        return [t for t in heldout_tasks(HELDOUT_FILES[set_name[:-7]], oracle=True) if t.extras["group"] == "unseen"]
     return saycan_tasks() if set_name == "saycan" else plan_tool_tasks()
 
 
-def check(oracle: bool) -> int:
+def check(oracle: bool, path: Path = HELDOUT_FILE) -> int:
     """Plan every gold goal and execute it: the gold goal must be reachable in its scene."""
     from groundplan.errors import GroundplanError
     from groundplan.methods.base import execute_and_score
@@ -112,7 +115,7 @@ def check(oracle: bool) -> int:
 
     planner = get_planner("fast-downward")
     bad = 0
-    for t in heldout_tasks(oracle=oracle):
+    for t in heldout_tasks(path, oracle=oracle):
         try:
             pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
             out = plan_and_check(pt, t.goal, planner, typecheck=False)
@@ -189,7 +192,7 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout", "heldout-oracle", "saycan", "plan-tool", "tuning"):
+    for set_name in ("heldout-b", "heldout-b-oracle", "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \
             sorted(v for (v, s) in runs if s == set_name and v not in VARIANTS)
         if not have:
@@ -224,9 +227,11 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check")
     c.add_argument("--oracle", action="store_true")
+    c.add_argument("--file", type=Path, default=HELDOUT_FILE, help="the held-out file (default: the first set)")
     r = sub.add_parser("run")
     r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
-    r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, saycan, plan-tool")
+    r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, heldout-b, "
+                   "heldout-b-oracle, saycan, plan-tool, tuning")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--label", help="save the run under this variant name")
     r.add_argument("--label-note", help="what the label means (added to the description)")
@@ -239,7 +244,7 @@ def main() -> int:
     rp.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     if args.cmd == "check":
-        return check(args.oracle)
+        return check(args.oracle, args.file)
     if args.cmd == "report":
         print(report(args.out))
         return 0

@@ -125,8 +125,13 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
     return sorted(set(hits))
 
 
-def test_heldout_set_is_large_and_dated():
-    data = yaml.safe_load((HELDOUT_DIR / "heldout_2026-11-24.yaml").read_text())
+#: the held-out sets: the first (seen since its measurement) and the fresh second one (b)
+HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml")
+
+
+@pytest.mark.parametrize("name", HELDOUT_FILES)
+def test_heldout_set_is_large_and_dated(name):
+    data = yaml.safe_load((HELDOUT_DIR / name).read_text())
     assert str(data["date"]) == "2026-11-24"
     tasks = data["tasks"]
     assert len(tasks) >= 80
@@ -135,11 +140,24 @@ def test_heldout_set_is_large_and_dated():
     assert len({t["id"] for t in tasks}) == len(tasks)
 
 
-def test_heldout_goals_parse():
+@pytest.mark.parametrize("name", HELDOUT_FILES)
+def test_heldout_goals_parse(name):
     from groundplan.pddl.goal import parse_goal
 
-    for t in yaml.safe_load((HELDOUT_DIR / "heldout_2026-11-24.yaml").read_text())["tasks"]:
+    for t in yaml.safe_load((HELDOUT_DIR / name).read_text())["tasks"]:
         parse_goal(t["goal"])
+
+
+def test_second_heldout_set_is_fresh():
+    """Held-out b shares no instruction with the first set (which had been seen), has an
+    unseen-class scene with an oracle map, and about a quarter implicit needs."""
+    first, second = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES)
+    shared = _shared([t["instruction"] for t in second["tasks"]],
+                     [("heldout_2026-11-24.yaml", t["instruction"]) for t in first["tasks"]])
+    assert shared == []
+    assert any(sc["group"] == "unseen" and sc.get("oracle_oam") for sc in second["scenes"].values())
+    implicit = sum(t["family"] == "implicit" for t in second["tasks"])
+    assert 0.2 <= implicit / len(second["tasks"]) <= 0.35
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
