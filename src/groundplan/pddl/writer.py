@@ -2,8 +2,45 @@
 
 from __future__ import annotations
 
-from groundplan.pddl.formula import TRUE, And, _num
+from typing import Optional, Sequence
+
+from groundplan.pddl.formula import TRUE, And, Effect, ForallEffect, Formula, When, _num
+from groundplan.pddl.goal import free_variables
 from groundplan.pddl.model import Domain, Problem
+
+
+def push_conditions(effects: Sequence[Effect], condition: Optional[Formula] = None) -> tuple[Effect, ...]:
+    """The same effects with every ``when`` pushed inside the ``forall`` effects it contains
+    and nested ``when`` merged: ``(when C (and e (forall (?x) f)))`` becomes
+    ``(when C (and e)) (forall (?x) (when C f))``. Equivalent, and the shape Fast Downward's
+    translator accepts (it fails on a ``forall`` inside a ``when``); effects that already
+    have that shape are written as they are. A forall whose variable would capture a free
+    variable of the condition is left as it was."""
+    out: list[Effect] = []
+    plain_at: Optional[int] = None  # under a condition: the plain effects gathered in one when
+    plain: list[Effect] = []
+    for e in effects:
+        if isinstance(e, When):
+            cond = e.condition if condition is None else And((condition, e.condition))
+            if any(isinstance(x, (When, ForallEffect)) for x in e.effects):
+                out.extend(push_conditions(e.effects, cond))
+            else:
+                out.append(e if condition is None else When(cond, e.effects))
+        elif isinstance(e, ForallEffect):
+            if condition is not None and {v.name for v in e.vars} & free_variables(condition):
+                out.append(When(condition, (e,)))
+            else:
+                out.append(ForallEffect(e.vars, push_conditions(e.effects, condition)))
+        elif condition is None:
+            out.append(e)
+        else:
+            if plain_at is None:
+                plain_at = len(out)
+            plain.append(e)
+    if plain:
+        assert condition is not None and plain_at is not None
+        out.insert(plain_at, When(condition, tuple(plain)))
+    return tuple(out)
 
 
 def _types_block(domain: Domain) -> str:
@@ -40,7 +77,7 @@ def write_domain(domain: Domain, *, comments: bool = True) -> str:
         out.append(f"  (:derived {d.predicate.pddl()}\n    {d.condition.pddl()})")
     for a in domain.actions:
         pre = a.precondition if a.precondition != TRUE else And(())
-        eff = " ".join(e.pddl() for e in a.effects)
+        eff = " ".join(e.pddl() for e in push_conditions(a.effects))
         out.append(f"  (:action {a.name}\n    :parameters ({' '.join(p.pddl() for p in a.parameters)})\n"
                    f"    :precondition {pre.pddl()}\n    :effect (and {eff}))")
     out.append(")")

@@ -241,6 +241,20 @@ def check_skillset(sk: SkillSet, data: Mapping[str, Any], r: _Reader) -> None:
     dup([d.predicate.name for d in sk.derived], "derived predicate", lambda i: ("derived", i, "head"))
 
     cap_types = {f"{sk.capability_type_prefix}{c.name}" for c in sk.capabilities if c.actor}
+    # a type and a predicate of one name: PDDL allows it, Fast Downward's translator does not
+    # (it warns "name clash between type and predicate" and then fails on the task)
+    pred_names = {p.name for p in sk.predicates}
+    for i, c in enumerate(sk.capabilities):
+        t = f"{sk.capability_type_prefix}{c.name}"
+        if c.actor and t in pred_names:
+            raise r.fail(f"capability '{c.name}' makes the agent type '{t}' (capability_type_prefix "
+                         f"'{sk.capability_type_prefix}'), which is also the name of a predicate; Fast Downward "
+                         f"cannot plan with a type and a predicate of one name: choose another capability_type_prefix",
+                         ("capabilities", i, "name"))
+    for t in sk.types:
+        if t in pred_names:
+            raise r.fail(f"type '{t}' is also the name of a predicate; Fast Downward cannot plan with a type and a "
+                         f"predicate of one name: rename one of them", ("types", t))
     types = {"object", sk.actor_type, *sk.types, *cap_types, *(a.type for a in sk.agents.values())}
     if sk.location_type:
         types.add(sk.location_type)
