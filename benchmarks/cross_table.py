@@ -82,6 +82,20 @@ class LLMs:
         return self._made[spec]
 
 
+def redo(args: argparse.Namespace) -> None:
+    """Remove the selected cells' records from episodes.jsonl (``--rows`` / ``--datasets`` /
+    ``--kinds`` select them, as for a run)."""
+    from groundplan.bench.adapters import ROWS
+
+    kinds = set(args.kinds.split(","))
+    labels = {r.label for r in ROWS if r.kind in kinds and (not args.rows or r.label in args.rows.split(","))}
+    datasets = set(args.datasets.split(",")) if args.datasets else None
+    keep = [r for r in load_records() if not (r["row"] in labels and (datasets is None or r["dataset"] in datasets))]
+    dropped = len(load_records()) - len(keep)
+    EPISODES.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
+    print(f"--redo: {dropped} recorded episodes dropped", flush=True)
+
+
 def run_cells(args: argparse.Namespace) -> None:
     from groundplan.bench.adapters import DATASETS, ROWS, Adapter, cell
     from groundplan.bench.datasets import load_tasks
@@ -270,7 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--datasets", default="", help="only these datasets (comma-separated)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--redo", action="store_true",
+                    help="drop the recorded episodes of the selected rows x datasets first and run them again "
+                         "(after a fix that changes those cells)")
     args = ap.parse_args(argv)
+    if args.redo and not args.report_only:
+        redo(args)
     if not args.report_only:
         run_cells(args)
     report(args)

@@ -118,6 +118,9 @@ for _d in HOUSEHOLD:
            "execution")
     _adapt("saycan_oracle", _d, "SayCan's loop with the next step of a gold-goal plan as the scorer")
     _adapt("oracle", _d, "Fast Downward on the gold goal")
+    _adapt("brainbody", _d, "Brain steps + Body commands over the household skill set's actions in the task's "
+           "scene, K=3 executor feedback; gold goal after execution")
+    _adapt("base_llm", _d, "one LLM writes the household commands (no Body, no feedback); gold goal after execution")
 _adapt("autogpt_p", "saycan-101-judged", "the Plan tool on SayCan's own wording (AutoGPT+P's scene and gold goal)")
 for _d in ("autogptp-saycan", "autogptp-plan-tool", "autogptp-scenarios"):
     _adapt("autogpt_p@replay", _d, "GPT-4's recorded answers from AutoGPT+P's evaluation logs, by task and round")
