@@ -50,7 +50,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--max-new-tokens", type=int, default=72)
     ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (default: torch's, or OMP_NUM_THREADS)")
     a = ap.parse_args()
+    if a.threads:
+        import torch
+
+        torch.set_num_threads(a.threads)
     samples = pick(read_jsonl(a.data), a.per_category)
     if a.categories:
         samples = [s for s in samples if s.category in a.categories]

@@ -176,7 +176,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--eval", type=Path, default=Path("/tmp/roblm/eval"))
     ap.add_argument("--train", type=Path, default=Path("/tmp/roblm/run1"))
+    ap.add_argument("--out", type=Path, default=OUT, help="folder for the tables (default benchmarks/results/roblm)")
     a = ap.parse_args()
+    write_tables(a.eval, a.train, a.out)
+
+
+def write_tables(eval_dir: Path, train_dir: Path, OUT: Path) -> None:  # noqa: N803 - the module default's name
+    a = argparse.Namespace(eval=eval_dir, train=train_dir)
     OUT.mkdir(parents=True, exist_ok=True)
     names = ["fd_seen", "fd_unseen", "untrained_unseen", "finetuned_unseen", "finetuned_seen", "sampling", "speed"]
     # intermediate checkpoints for Fig. 5: step<N>_unseen.jsonl
