@@ -17,12 +17,12 @@ from groundplan.pddl.formula import Formula
 from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal, extract_goal_text, parse_goal
 from groundplan.pddl.model import Domain, Problem
 
-_WRAPPED = re.compile(r"^\(\s*(?::goal|goal:)\s*(?=[a-z(])(.*)\)\s*$", re.DOTALL | re.IGNORECASE)
+_WRAPPED = re.compile(r"^\(\s*(?::goal|goal:|goal)\s*(?=[a-z(])(.*)\)\s*$", re.DOTALL | re.IGNORECASE)
 
 
-def _parse(text: str) -> Formula:
+def parse_wrapped_goal(text: str) -> Formula:
     """parse_goal, also accepting the form AutoGPT+P's own prompt example shows,
-    ``(:goal and(inhand banana human))`` (and the logs' ``(goal: and(...))``)."""
+    ``(:goal and(inhand banana human))`` (and the logs' ``(goal: and(...))``, ``(goal and(...))``)."""
     try:
         return parse_goal(text)
     except GoalError:
@@ -64,7 +64,7 @@ def propose_goal(llm: LLM, messages: MessagesLike, domain: Domain, problem: Prob
     if not text:
         return GoalProposal(c.text, None, None, "the answer contains no goal", FORMAT_FEEDBACK, c, constrained)
     try:
-        goal = _parse(text)
+        goal = parse_wrapped_goal(text)
         check_goal(goal, domain, problem, allow_hidden=False)
     except GoalError as exc:
         return GoalProposal(c.text, text, None, str(exc), exc.feedback, c, constrained)

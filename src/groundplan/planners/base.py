@@ -3,11 +3,13 @@ Planners register by name (no if-chains)."""
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Callable, Protocol
 
-from groundplan.errors import ConfigError
+from groundplan.errors import ConfigError, PlannerError
 from groundplan.limits import current as current_limits
 from groundplan.pddl.model import Domain, Problem
 
@@ -87,3 +89,17 @@ def get_planner(name: str = "fast-downward", *, prune_above: int | None = 40, is
 def available_planners() -> list[str]:
     from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401
     return sorted(_REGISTRY)
+
+
+def packaged_binary(package: str, *parts: str, what: str) -> Path:
+    """A planner binary shipped inside a wheel (``package``'s folder / ``parts``), located
+    without importing the package (the up-* wheels import unified-planning); a missing
+    package or file is a PlannerError naming what to install."""
+    dist = package.replace("_", "-")
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise PlannerError(f"package {dist} is not installed (pip install {dist}); it provides {what}")
+    p = Path(list(spec.submodule_search_locations)[0]).joinpath(*parts)
+    if not p.exists():
+        raise PlannerError(f"{what} not found at {p} (is {dist} installed?)")
+    return p

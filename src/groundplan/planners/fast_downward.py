@@ -31,7 +31,7 @@ from groundplan.pddl.goal import to_dnf
 from groundplan.pddl.model import Action, Domain, Predicate, Problem
 from groundplan.pddl.state import Evaluator
 from groundplan.pddl.writer import write_domain, write_problem
-from groundplan.planners.base import PlannerLimits, PlanResult, PlanStatus, register
+from groundplan.planners.base import PlannerLimits, PlanResult, PlanStatus, packaged_binary, register
 from groundplan.planners.h2 import h2_preprocess
 
 ANCHOR = "groundplan-anchor"
@@ -45,15 +45,8 @@ _TRANSLATE_LOCK = threading.Lock()
 
 
 def downward_binary() -> Path:
-    import importlib.util
-
-    spec = importlib.util.find_spec("up_fast_downward")  # locate without importing (it needs unified-planning)
-    if spec is None or not spec.submodule_search_locations:
-        raise PlannerError("package up-fast-downward is not installed (pip install up-fast-downward)")
-    p = Path(list(spec.submodule_search_locations)[0]) / "downward" / "builds" / "release" / "bin" / "downward"
-    if not p.exists():
-        raise PlannerError(f"Fast Downward search binary not found at {p} (is up-fast-downward installed?)")
-    return p
+    return packaged_binary("up_fast_downward", "downward", "builds", "release", "bin", "downward",
+                           what="Fast Downward's search binary")
 
 
 def _import_translator():

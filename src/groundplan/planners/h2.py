@@ -24,19 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groundplan.errors import PlannerError
+from groundplan.planners.base import packaged_binary
 
 
 def preprocessor_binary() -> Path:
     """The h^2 preprocessor of the up-symk wheel (a dependency of groundplan)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("up_symk")  # locate without importing (it needs unified-planning)
-    if spec is None or not spec.submodule_search_locations:
-        raise PlannerError("package up-symk is not installed (pip install up-symk); it provides the h^2 preprocessor")
-    p = Path(list(spec.submodule_search_locations)[0]) / "symk" / "builds" / "release" / "bin" / "preprocess"
-    if not p.exists():
-        raise PlannerError(f"SymK's h^2 preprocessor not found at {p} (is up-symk installed?)")
-    return p
+    return packaged_binary("up_symk", "symk", "builds", "release", "bin", "preprocess",
+                           what="SymK's h^2 preprocessor")
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ from typing import Optional
 import yaml
 
 from groundplan.errors import GoalError, GoalErrorKind
+from groundplan.llm.goal import parse_wrapped_goal
 from groundplan.llm.grammar import GoalGrammarOptions, goal_grammar
 from groundplan.llm.types import Message
 from groundplan.methods.autogpt_p.dialogue import Dialogue
 from groundplan.methods.autogpt_p.prompting import plan_goal_prompt
 from groundplan.pddl.formula import And, Formula, Or
-from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal, parse_goal
+from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal
 from groundplan.pddl.semantics import SemanticCondition, check_semantics, conditions_from_data
 from groundplan.planners.base import Planner, PlanStatus
 from groundplan.skills.builder import PlanningTask
@@ -37,7 +38,6 @@ def original_conditions() -> tuple[SemanticCondition, ...]:
     return conditions_from_data(yaml.safe_load(text))
 
 
-_WRAPPED = re.compile(r"^\(\s*(?::goal|goal:|goal)\s*(?=[a-z(])(.*)\)\s*$", re.DOTALL | re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -115,16 +115,8 @@ def goal_blocks(answer: str) -> list[str]:
     return out
 
 
-def parse_answer_goal(text: str) -> Formula:
-    """Parse a goal, also in the wrapped forms the prompt's example invites:
-    ``(:goal and(...))``, ``(goal: and(...))``."""
-    try:
-        return parse_goal(text)
-    except GoalError:
-        m = _WRAPPED.match(text.strip())
-        if m is None:
-            raise
-        return parse_goal(m.group(1))
+#: a goal in the wrapped forms the prompt's example invites (``(:goal and(...))``, ``(goal: and(...))``)
+parse_answer_goal = parse_wrapped_goal
 
 
 def check_syntax_and_semantics(answer: str, task: PlanningTask, conditions: tuple[SemanticCondition, ...], *,
