@@ -91,6 +91,13 @@ class Method(ABC):
                     f"{task.dataset or 'this task'} does not provide{why}")
         return None
 
+    def refused(self, task: "Task", ctx: RunContext) -> Optional[Episode]:
+        """The ``unsupported`` episode when :meth:`supports` refuses ``task`` (for a method
+        called directly, past the runner's own check), else None."""
+        why = self.supports(task)
+        return None if why is None else failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, why,
+                                                       seed=ctx.seed)
+
     @abstractmethod
     def run(self, task: "Task", ctx: RunContext) -> Episode:
         ...

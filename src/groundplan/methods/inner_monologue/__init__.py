@@ -142,9 +142,9 @@ class InnerMonologueBase(Method):
         t0 = time.perf_counter()
         rec = TraceRecorder()
         meter = new_meter()
-        refusal = self.supports(task)
-        if refusal:
-            return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, refusal, seed=ctx.seed)
+        refused = self.refused(task, ctx)
+        if refused is not None:
+            return refused
         commands: list[str] = []
         said_done, attempted, failed = False, 0, 0
         try:

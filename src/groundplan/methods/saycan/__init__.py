@@ -125,9 +125,9 @@ class SayCanBase(Method):
         t0 = time.perf_counter()
         rec = TraceRecorder()
         meter = new_meter()
-        refusal = self.supports(task)
-        if refusal:
-            return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, refusal, seed=ctx.seed)
+        refused = self.refused(task, ctx)
+        if refused is not None:
+            return refused
         try:
             cfg: SayCanConfig = self.configure(ctx.config)
             limit = ctx.limits.plan_max_steps
