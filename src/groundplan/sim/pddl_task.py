@@ -106,7 +106,9 @@ class FilePlanOutcome:
                 "goal_reached": None if v is None else v.goal_reached, "valid": self.valid,
                 "validation": None if v is None else v.message(), "error": self.error,
                 "warnings": list(self.warnings), "domain": self.domain_file, "problem": self.problem_file,
-                "planner": self.planner}
+                "planner": self.planner,
+                # seconds per stage (translate, h2, search, ...) and counts (h2_operators_removed)
+                "timings": {k: round(float(v), 4) for k, v in self.timings.items()}}
 
 
 def plan_task(task: PDDLTask, planner: Planner, *, timeout: Optional[float] = None) -> FilePlanOutcome:
