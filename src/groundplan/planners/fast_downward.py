@@ -390,8 +390,11 @@ class FastDownwardPlanner:
         out = h2_preprocess(sas_text, timeout=budget, memory_mb=self.limits.memory_mb)
         timings["h2"] = out.seconds
         if out.status == "pruned":
-            timings["h2_operators_removed"] = float(out.operators_before - out.operators_after)
-            return out.sas or sas_text
+            removed = out.operators_before - out.operators_after
+            timings["h2_operators_removed"] = float(removed)
+            # nothing pruned: search the task as translated (the rewritten one orders its
+            # variables differently, which can only change the search's tie-breaking)
+            return (out.sas or sas_text) if removed > 0 else sas_text
         if out.status == "unsolvable":
             return PlanResult(PlanStatus.UNSOLVABLE, log=out.note, error="no plan exists for this goal (h^2)")
         timings["h2_skipped"] = 1.0
