@@ -10,8 +10,9 @@ summary with each answer's first characters to benchmarks/results/llmp/embedded.
     .venv/bin/python benchmarks/llmp_embedded.py --per-domain 1 --seed 0 \\
         --methods llm_p_oracle,llm_p,llm_p_gbnf,llm_p_noctx
 
-``--n-batch 1`` (default) evaluates the prompt one token at a time: on this machine the
-llama-cpp-python build crashes (SIGSEGV in llama_decode) on any batch of more than one token.
+``--n-batch N`` sets llama.cpp's prompt batch (default: the embedded backend's own). An earlier
+run used ``--n-batch 1`` against a crash that came from loading llama.cpp without the embedded
+backend's loader (``groundplan.llm._llamacpp``); with it, batched prompts run.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def run_method(method: str, ids: list[str], args) -> str:
     llm = None
     if method != "llm_p_oracle":
         llm = resolve_config(LLMConfig(backend="embedded", n_threads=args.threads, cache=not args.no_cache,
-                                       extra={"n_batch": args.n_batch}))
+                                       extra={"n_batch": args.n_batch} if args.n_batch else {}))
     spec = RunSpec("llmp", method, llm, (args.seed,), None, f"{method}@llmp-sample{args.per_domain}-s{args.seed}",
                    "skip", "fast-downward", args.planner_timeout, {}, False, tuple(ids))
     with ResultStore(args.db) as store:
@@ -60,7 +61,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--methods", default="llm_p_oracle,llm_p,llm_p_gbnf,llm_p_noctx")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--n-batch", type=int, default=1)
+    ap.add_argument("--n-batch", type=int, default=None)
     ap.add_argument("--planner-timeout", type=float, default=30.0)
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--db", type=Path, default=Path("results") / "llmp_embedded.sqlite")
@@ -150,18 +151,17 @@ def write_table(rows: list[dict], args, ids: list[str], load_before, load_after,
         "",
         *status_lines,
         "",
-        f"SmolLM2-135M-Instruct (Q4_1, llama.cpp), one process, {args.threads} thread, prompt evaluated one token "
-        f"at a time (`--n-batch {args.n_batch}`), temperature 0; planner bound {args.planner_timeout:g} s. "
+        f"SmolLM2-135M-Instruct (Q4_1, llama.cpp), one process, {args.threads} thread, prompt batch "
+        f"{args.n_batch or 'the backend default'}, temperature 0; planner bound {args.planner_timeout:g} s. "
         f"Load average (1 min) when the table was written {load_after[0]:.1f}; wall time per task above. "
         "Per-episode rows with each answer's first 600 characters: `embedded.jsonl`.",
         "",
-        "What the rows show: the pipeline itself is sound (the oracle, the gold problem as the answer, succeeds on "
-        "every sampled domain, the plan validated on the gold problem), and the 135M model does not translate: it "
-        "copies the in-context example's header and then repeats objects or facts (`b1 ... b9` over and over; "
-        "`(empty shot1)` ... `(empty shot11)` for a problem with 7 shots) until the answer budget is spent, or "
-        "writes no `(define ...)` at all. The grammar (`llm_p_gbnf`) keeps every answer well-formed but cannot "
-        "make it stop: both grammar answers ran to the 2048-token budget. With the prompt evaluated one token at "
-        "a time a task takes 2-8 minutes on this machine, so the grammar row stopped after 2 problems.",
+        "What the rows show: the oracle (the gold problem as the answer) checks the pipeline - its plan is "
+        "validated on the gold problem; the model's answers fail for the reasons counted under each method above "
+        "(`why`); each answer's opening is in `embedded.jsonl`. In the first run (7 problems) the 135M model "
+        "copied the in-context example's header and then repeated objects or facts until the answer budget was "
+        "spent, or wrote no `(define ...)` at all; the grammar (`llm_p_gbnf`) kept answers well-formed but could "
+        "not make them stop.",
         "",
         "The paper's figures (GPT-4, 20 problems per domain) are not quoted: the LLM+P paper is not in "
         "`../shared/papers`, and the copies the search tool reached gave its abstract (\"LLM+P is able to provide "
