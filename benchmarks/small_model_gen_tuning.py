@@ -55,6 +55,45 @@ WARM = ["it is way too hot in here", "I need some fresh air", "the air in here i
 CUT = ["I need to cut something", "I want to slice a tomato", "I have to chop some food"]
 CLEAN = ["I need to clean up a mess", "I want to scrub the counter", "there's a sticky spill to wipe"]
 JOIN = [" and then ", ", then ", " and ", ". After that, ", ", and afterwards "]
+
+#: extra things put into generated scenes (issue 21, round 2): classes of the default map the
+#: generator's ITEMS lack, and a few of AutoGPT+P's classes the default map lacks (their
+#: affordances come from the open-vocabulary inference)
+EXTRA = ("towel", "broom", "scissors", "kettle", "pan", "pot", "tray", "cloth", "water_bottle", "cereal", "salmon",
+         "carrot", "lemon", "sandwich", "kitchen_knife", "plastic_cup", "hammer", "tape", "book", "remote",
+         "watering_can", "mop", "tissue", "screwdriver")
+#: implicit needs: (classes that meet the need, ways people say it). Written for the generator,
+#: independently of the phrases in knowledge/data/class_uses.yaml, and never from a held-out set.
+NEEDS = [
+    (("apple", "banana", "orange", "bread", "cheese", "chips", "energy_bar", "sandwich", "cereal"),
+     ["ugh, I skipped lunch", "I'm starving over here", "got anything I could nibble on", "my tummy is rumbling",
+      "feeling a bit snackish", "I need some food in me"]),
+    (("coke", "soda", "juice", "water_bottle"),
+     ["my mouth is so dry", "I could drink a lake", "it's so hot I need something cold to sip",
+      "man, I'm dehydrated", "need something to wash this down"]),
+    (("knife", "kitchen_knife", "scissors"),
+     ["this package won't open, I need something sharp", "I have to cut this string",
+      "the onion needs dicing", "I want to trim these stems"]),
+    (("sponge", "cloth"),
+     ["I knocked my coffee over", "the counter is all sticky", "there's jam smeared on the table",
+      "someone spilled soda everywhere"]),
+    (("towel",), ["I'm dripping wet from the rain", "my hair is still soaking from the shower",
+                  "I need to dry off after my swim", "I got splashed at the sink"]),
+    (("broom",), ["there's sand all over the kitchen floor", "the floor is full of crumbs and dust",
+                  "somebody tracked dirt in, the floor needs a sweep"]),
+    (("mop",), ["the floor is muddy and needs a wet wipe", "someone spilled milk all over the tiles"]),
+    (("kettle",), ["I want to boil some water for noodles", "time to put the water on for tea"]),
+    (("pan",), ["I want to fry an egg", "let's make pancakes"]),
+    (("pot",), ["I want to cook some pasta", "I'd like to make a big soup"]),
+    (("hammer",), ["this picture hook has to go into the wall", "a nail is sticking out of the floorboard"]),
+    (("screwdriver",), ["the cabinet hinge is loose", "I need to tighten the screws on this chair"]),
+    (("tape",), ["this torn page needs fixing", "I have to close up this cardboard box"]),
+    (("book",), ["I'm bored and want to read a story", "I'd like something to read before bed"]),
+    (("remote",), ["I want to switch the channel", "let's turn on the TV"]),
+    (("watering_can",), ["the flowers are wilting", "the herbs on the windowsill are drooping"]),
+    (("tissue",), ["I have a runny nose", "achoo! my nose is running"]),
+    (("tray",), ["I have to carry all these dishes at once", "help me serve all the drinks in one go"]),
+]
 BUT_NOT = ["{v} {cat}, but not {x}", "{v} {cat} except {x}", "{v} {cat} other than {x}",
            "{v} {cat}; just not {x}", "don't {v2} {x}, {v} {y} instead"]
 
@@ -67,7 +106,7 @@ def _plural(cls: str) -> str:
     return PLURAL.get(cls, _word(cls) + "s")
 
 
-def augmented_scene(n: int, seed: int):
+def augmented_scene(n: int, seed: int, extras: int = 0):
     from groundplan.pddl.formula import Atom
     from groundplan.world.generate import household_scene
     from groundplan.world.scene import Location, SceneObject
@@ -75,10 +114,16 @@ def augmented_scene(n: int, seed: int):
     sc = household_scene(n, seed)
     rng = random.Random(seed)
     window_open = rng.random() < 0.5
-    objs = sc.objects + (SceneObject.from_name("trash_can0"), SceneObject.from_name("window0"))
-    facts = set(sc.facts) | {Atom("opened" if window_open else "closed", ("window0",))}
-    locs = sc.locations + (Location("trash_can0", ()), Location("window0", ()))
-    return replace(sc, name=f"tune_{n}_{seed}", objects=objs, facts=frozenset(facts), locations=locs)
+    fixtures = [o.name for o in sc.objects if o.cls in ("counter", "table", "shelf")]
+    extra = [f"{c}0" for c in rng.sample(EXTRA, extras)] if extras else []
+    objs = sc.objects + (SceneObject.from_name("trash_can0"), SceneObject.from_name("window0")) + \
+        tuple(SceneObject.from_name(e) for e in extra)
+    where = {e: rng.choice(fixtures) for e in extra}
+    facts = set(sc.facts) | {Atom("opened" if window_open else "closed", ("window0",))} | \
+        {Atom("on", (e, f)) for e, f in where.items()}
+    locs = tuple(replace(loc, contents=tuple(loc.contents) + tuple(e for e, f in where.items() if f == loc.name))
+                 for loc in sc.locations) + (Location("trash_can0", ()), Location("window0", ()))
+    return replace(sc, name=f"tune_{n}_{seed}" if not extras else f"tune{extras}x_{n}_{seed}", objects=objs, facts=frozenset(facts), locations=locs)
 
 
 class Namer:
@@ -103,18 +148,34 @@ class Namer:
         return f"the {ORD[same.index(o)]} {_word(c)}"
 
 
-def generate(n_scenes: int, per_scene: int, seed: int = 7):
+def _norm(s: str) -> str:
+    import re
+
+    return " ".join(re.findall(r"[a-z0-9']+", s.lower()))
+
+
+def _heldout_sentences() -> list[str]:
+    """Held-out instructions, read ONLY to drop a generated sentence that would contain one
+    (a template can produce "close the window"); the held-out sets are never tuned on."""
+    out = []
+    for f in sorted((ROOT / "benchmarks" / "data" / "heldout_goals").glob("heldout_*.yaml")):
+        out += [_norm(t["instruction"]) for t in yaml.safe_load(f.read_text())["tasks"]]
+    return [s for s in out if len(s.split()) >= 3]
+
+
+def generate(n_scenes: int, per_scene: int, seed: int = 7, extras: int = 0, implicit_share: float = 0.0):
     from groundplan.world.yaml_io import write_yaml_scene
 
     rng = random.Random(seed)
     scenes, tasks = {}, []
+    avoid = _heldout_sentences() if extras else []
     for k in range(n_scenes):
         n = (20, 26, 32, 40)[k % 4]
-        sc = augmented_scene(n, 1000 + k)
+        sc = augmented_scene(n, 1000 + k if not extras else 1000 * seed + k, extras)
         scenes[sc.name] = write_yaml_scene(sc)
         nm = Namer(sc)
         items = [o.name for o in sc.objects if o.cls in {c for cs in CATEGORIES.values() for c in cs} | {"sponge", "box"}
-                 and nm.place.get(o.name)]
+                 | set(EXTRA) and nm.place.get(o.name)]
         fixtures = [o.name for o in sc.objects if o.cls in ("counter", "table", "shelf")]
         conts = [o.name for o in sc.objects if o.cls in ("refrigerator", "drawer", "cabinet")]
         closed = {f.args[0] for f in sc.facts if f.predicate == "closed"}
@@ -122,12 +183,15 @@ def generate(n_scenes: int, per_scene: int, seed: int = 7):
         tries = 0
         while made < per_scene and tries < per_scene * 20:
             tries += 1
-            fam = rng.choice(("imperative", "implicit", "multistep", "negation", "quantity", "all"))
+            fam = "implicit" if rng.random() < implicit_share else \
+                rng.choice(("imperative", "implicit", "multistep", "negation", "quantity", "all"))
             got = _one(fam, rng, nm, items, fixtures, conts, closed)
             if got is None:
                 continue
             text, goal = got
             text = text[0].upper() + text[1:] + rng.choice((".", "", "!", " please."))
+            if any(f" {a} " in f" {_norm(text)} " for a in avoid):
+                continue
             tasks.append({"id": f"{sc.name}-{made:02d}", "scene": sc.name, "family": fam, "instruction": text,
                           "goal": goal})
             made += 1
@@ -164,7 +228,14 @@ def _imperative(rng, nm, items, fixtures, conts, closed):
 
 
 def _implicit(rng, nm, items, fixtures, conts, closed):
-    kind = rng.choice(("hungry", "thirsty", "temp", "cut", "clean"))
+    kind = rng.choice(("hungry", "thirsty", "temp", "cut", "clean", "need", "need", "need"))
+    if kind == "need":  # a need met by some class in the scene
+        options = [(classes, says) for classes, says in NEEDS if any(nm.cls[i] in classes for i in items)]
+        if not options:
+            return None
+        classes, says = rng.choice(options)
+        ok = [i for i in items if nm.cls[i] in classes]
+        return rng.choice(says), "(or " + " ".join(_atom_text("inhand", f, "human0") for f in ok) + ")"
     if kind == "hungry":
         food = [i for i in items if nm.cls[i] in FOOD]
         return (rng.choice(HUNGRY), "(or " + " ".join(_atom_text("inhand", f, "human0") for f in food) + ")") \
@@ -294,15 +365,19 @@ def main() -> int:
     ap.add_argument("--n-scenes", type=int, default=16)
     ap.add_argument("--per-scene", type=int, default=15)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--extras", type=int, default=0, help="extra things per scene (EXTRA: tools, cleaning, ...)")
+    ap.add_argument("--implicit-share", type=float, default=0.0, help="share of implicit needs beyond the uniform draw")
+    ap.add_argument("--name", default="tuning", help="the file name under --out (tuning -> tuning.yaml)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
-    scenes, tasks = generate(args.n_scenes, args.per_scene, args.seed)
+    scenes, tasks = generate(args.n_scenes, args.per_scene, args.seed, args.extras, args.implicit_share)
     (args.out / "scenes").mkdir(parents=True, exist_ok=True)
     for name, text in scenes.items():
         (args.out / "scenes" / f"{name}.yaml").write_text(text)
     head = ("# Generated tuning data for goalsearch (issue 21): benchmarks/small_model_gen_tuning.py "
-            f"--n-scenes {args.n_scenes} --per-scene {args.per_scene} --seed {args.seed}. Tune on this only.\n")
-    (args.out / "tuning.yaml").write_text(head + yaml.safe_dump({"tasks": tasks}, sort_keys=False, width=200))
+            f"--n-scenes {args.n_scenes} --per-scene {args.per_scene} --seed {args.seed} --extras {args.extras} "
+            f"--implicit-share {args.implicit_share} --name {args.name}. Tune on this only.\n")
+    (args.out / f"{args.name}.yaml").write_text(head + yaml.safe_dump({"tasks": tasks}, sort_keys=False, width=200))
     print(f"{len(scenes)} scenes, {len(tasks)} instructions -> {args.out}")
     return 0
 

@@ -44,6 +44,10 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                           {"mention_groups": False}, True),
     "no-clause-rewrite": ("minus verbless conjuncts and dropping reason clauses",
                           {"verbless_clauses": False, "drop_context_clauses": False}, True),
+    "no-class-uses": ("the needs each class meets off (knowledge/class_uses.yaml; the default since round 2)",
+                      {"class_uses": False}, True),
+    "with-class-uses": ("plus the needs each class meets as phrases (knowledge/class_uses.yaml)", {"class_uses": True},
+                        True),
     "no-mention-bonus": ("minus the bonus for named objects (ordinals, descriptor places)", {"w_mention": 0.0}, True),
 }
 
@@ -99,6 +103,8 @@ def tasks_for(set_name: str):
 
     if set_name == "tuning":
         return tuning_tasks()
+    if set_name == "tuning2":  # round 2: more classes and implicit needs (--extras 6 --implicit-share 0.25)
+        return tuning_tasks(TUNING_DIR / "tuning2.yaml")
     if set_name in HELDOUT_FILES:
         return heldout_tasks(HELDOUT_FILES[set_name])
     if set_name.endswith("-oracle") and set_name[:-7] in HELDOUT_FILES:
@@ -106,7 +112,7 @@ def tasks_for(set_name: str):
     return saycan_tasks() if set_name == "saycan" else plan_tool_tasks()
 
 
-def check(oracle: bool, path: Path = HELDOUT_FILE) -> int:
+def check(oracle: bool, path: Path = HELDOUT_FILE, set_name: str | None = None) -> int:
     """Plan every gold goal and execute it: the gold goal must be reachable in its scene."""
     from groundplan.errors import GroundplanError
     from groundplan.methods.base import execute_and_score
@@ -115,7 +121,7 @@ def check(oracle: bool, path: Path = HELDOUT_FILE) -> int:
 
     planner = get_planner("fast-downward")
     bad = 0
-    for t in heldout_tasks(path, oracle=oracle):
+    for t in (tasks_for(set_name) if set_name else heldout_tasks(path, oracle=oracle)):
         try:
             pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
             out = plan_and_check(pt, t.goal, planner, typecheck=False)
@@ -192,7 +198,8 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-b", "heldout-b-oracle", "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning"):
+    for set_name in ("heldout-b", "heldout-b-oracle", "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning",
+                     "tuning2"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \
             sorted(v for (v, s) in runs if s == set_name and v not in VARIANTS)
         if not have:
@@ -228,6 +235,7 @@ def main() -> int:
     c = sub.add_parser("check")
     c.add_argument("--oracle", action="store_true")
     c.add_argument("--file", type=Path, default=HELDOUT_FILE, help="the held-out file (default: the first set)")
+    c.add_argument("--set", dest="set_name", help="check a named set instead (e.g. tuning2)")
     r = sub.add_parser("run")
     r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
     r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, heldout-b, "
@@ -244,7 +252,7 @@ def main() -> int:
     rp.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
     if args.cmd == "check":
-        return check(args.oracle, args.file)
+        return check(args.oracle, args.file, args.set_name)
     if args.cmd == "report":
         print(report(args.out))
         return 0

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import yaml
 
@@ -126,7 +126,8 @@ def frame_of(atom: Atom, view: SceneView) -> str:
     return "/".join(parts)
 
 
-def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances: tuple[str, ...] = ()) -> tuple[str, ...]:
+def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances: tuple[str, ...] = (),
+           class_uses: tuple[str, ...] = ()) -> tuple[str, ...]:
     t = phrase_templates()
     roles = [_role(view, a) for a in atom.args]
     keys = ["/".join([atom.predicate, *[r for r in roles if r]]), atom.predicate]
@@ -151,6 +152,8 @@ def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances
         use = next((uses[a] for a in uses if a in affordances), None)
         if use:
             out.extend([use] if isinstance(use, str) else use)
+    if keys[0] == "inhand/human" and class_uses:
+        out.extend(class_uses)  # what this class is for, as needs ("I am thirsty")
     if with_source and len(atom.args) == 1:
         need = (t.get("needs") or {}).get(f"{atom.predicate}/{view.cls(atom.args[0])}")
         if need:
@@ -166,10 +169,14 @@ class CandidateOptions:
     source_phrases: bool = True
     #: for objects handed to a person, also "something to <use>" from the object's affordances
     use_phrases: bool = True
+    #: for objects handed to a person, also the needs their class meets (knowledge/class_uses.yaml)
+    class_uses: bool = True
 
 
 def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] = None,
-                    options: CandidateOptions = CandidateOptions()) -> list[CandidateAtom]:
+                    options: CandidateOptions = CandidateOptions(),
+                    uses_of: Optional[Callable[[str], tuple[str, ...]]] = None) -> list[CandidateAtom]:
+    """``uses_of``: class -> the needs it meets (with ``options.class_uses``)."""
     view = view or scene_view(domain, problem)
     types = domain.types
     hidden = set(domain.hidden_predicates) | SKIP_PREDICATES
@@ -201,8 +208,10 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
             words = tuple(dict.fromkeys(w for a in named
                                         for w in re.findall(r"[a-z0-9]+", view.words.get(a, a).lower())
                                         if w != "the"))
+            cu = uses_of(view.cls(args[0])) if options.class_uses and uses_of is not None and \
+                pred.name == "inhand" else ()
             out.append(CandidateAtom(atom, focus, render(atom, view, with_source=options.source_phrases,
-                                                         affordances=affs),
+                                                         affordances=affs, class_uses=cu),
                                      frame_of(atom, view), atom in init, words))
     return out
 
