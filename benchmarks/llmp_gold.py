@@ -4,8 +4,10 @@ problem, as a user runs it), timed against the bare Fast Downward driver from th
 up-fast-downward wheel (``fast-downward.py D P --search ...``, a fresh process per call) in
 the same run.
 
-Both sides run the same search configuration: groundplan's Fast Downward planner for PDDL
-tasks runs ``astar(ff())`` with a quarter of the time bound and, if that runs out, Fast
+Both sides run the same search configuration. groundplan's Fast Downward planner for PDDL
+tasks first prunes the translated task by h^2 analysis (SymK's preprocessor,
+``groundplan.planners.h2``; the bare Fast Downward driver has no such step), then runs
+``astar(ff())`` with a quarter of the time bound and, if that runs out, Fast
 Downward's lama-first configuration with the rest; the bare driver is called the same way (a
 second call, ``--search <lama-first>``, when the first one runs out of its quarter). The bare driver's plan is validated by
 groundplan's executor too, so both columns count only plans that execute and reach the goal.
@@ -263,7 +265,8 @@ def write_readme(args, rows: list[dict], load_before, load_after) -> None:
         "groundplan's executor (every step's preconditions in order, then the problem's goal); timed against the "
         "bare Fast Downward driver of the up-fast-downward wheel (`fast-downward.py D P --search ...`, a fresh "
         "process) in the same run, both with the same search (`astar(ff())` for a quarter of the bound, "
-        "then Fast Downward's lama-first). Wall time per problem includes interpreter start-up on both "
+        "then Fast Downward's lama-first); groundplan first prunes the translated task by h^2 analysis "
+        "(SymK's preprocessor, `groundplan.planners.h2`), which the bare driver does not have. Wall time per problem includes interpreter start-up on both "
         "sides; \"in-process\" is the time groundplan reports for read + check + plan + validate.",
         "",
         "```bash",
