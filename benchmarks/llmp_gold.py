@@ -279,9 +279,8 @@ def write_readme(args, rows: list[dict], load_before, load_after) -> None:
         f"({platform.processor() or platform.machine()}), shared with other jobs; "
         + (f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}."
            if load_before[0] == load_before[0] else "load average not recorded by this run.")
-        + " On a loaded machine a wall-clock bound measures the load as much as the planner: floortile/p03, a "
-          "timeout for groundplan here, needs 1.6 s of search (Fast Downward's own log) and 11 s of wall time "
-          "at a load average of 12.",
+        + " On a loaded machine a wall-clock bound measures the load as much as the planner (the second pass "
+          "below gives the CPU seconds of the calls it repeated).",
         "",
         f"- Not solved or not validated by groundplan within {args.timeout:g} s: {len(failures)}"
         + ("" if not failures else ": " + _by_domain(failures, "status")),
