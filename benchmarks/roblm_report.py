@@ -38,7 +38,7 @@ def f3(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-def fig5(records: dict[str, list[dict]], cmds: dict[str, str]) -> str:
+def fig5(records: dict[str, list[dict]], cmds: dict[str, str], out: Path = OUT) -> str:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -93,7 +93,7 @@ def fig5(records: dict[str, list[dict]], cmds: dict[str, str]) -> str:
         ax.set_ylim(0, 1.05)
     fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=5, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.12, 1, 1))
-    fig.savefig(OUT / "fig5_accuracy.png", dpi=110)
+    fig.savefig(out / "fig5_accuracy.png", dpi=110)
     return "\n".join(lines) + "\n"
 
 
@@ -193,7 +193,7 @@ def write_tables(eval_dir: Path, train_dir: Path, OUT: Path) -> None:  # noqa: N
     if cmd_file.is_file():
         cmds = json.loads(cmd_file.read_text())
     load_note = cmds.pop("_load", "load not recorded")
-    (OUT / "fig5_accuracy.md").write_text(fig5(records, {k: v for k, v in cmds.items() if "unseen" in k}))
+    (OUT / "fig5_accuracy.md").write_text(fig5(records, {k: v for k, v in cmds.items() if "unseen" in k}, OUT))
     (OUT / "table2_subtask_success.md").write_text(table2(records, {k: v for k, v in cmds.items()
                                                                     if k.startswith(("fd", "finetuned"))}))
     if records["sampling"]:
