@@ -97,3 +97,13 @@ stdout = "hello.txt"
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary
     assert "| run: oracle on autogptp-saycan (none) | yes |" in (tmp_path / "out" / "experiment.md").read_text()
+    # a second run resumes from the results file; --fresh runs every episode anew
+    db = tmp_path / "results" / "experiments" / "tiny.sqlite"
+    assert db.is_file()
+    again = run_experiment(load_experiment(p), root=tmp_path)
+    assert again[0].metrics["n"] == 2
+    fresh = run_experiment(load_experiment(p), root=tmp_path, fresh=True)
+    assert fresh[0].ok and fresh[0].metrics["n"] == 2
+    assert len(list(db.parent.glob("tiny.sqlite.*.bak"))) == 1  # the previous file, moved aside
+    with pytest.raises(ConfigError, match="--fresh"):
+        run_experiment(load_experiment(p), root=tmp_path, db=tmp_path / "other.sqlite", fresh=True)

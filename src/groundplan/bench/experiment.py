@@ -218,8 +218,12 @@ def _subst(text: str, values: Mapping[str, str]) -> str:
 
 
 def run_experiment(exp: Experiment, *, root: Path, db: Optional[Path] = None, workers: int = 1,
-                   dry_run: bool = False, on_step: Optional[Callable[[str], None]] = None) -> list[StepResult]:
-    """Run every step in order; a failing script or run is recorded and the next step runs."""
+                   dry_run: bool = False, fresh: bool = False,
+                   on_step: Optional[Callable[[str], None]] = None) -> list[StepResult]:
+    """Run every step in order; a failing script or run is recorded and the next step runs.
+    Runs resume from the experiment's results file (episodes already there are not run
+    again); ``fresh`` first moves that file aside (``<file>.<time>.bak``), so every episode is
+    run anew - after a change to the code, to regenerate a figure."""
     from groundplan.bench.datasets import get_dataset
     from groundplan.bench.executors import make_executor
     from groundplan.bench.runner import RunSpec, run_benchmark
@@ -242,8 +246,15 @@ def run_experiment(exp: Experiment, *, root: Path, db: Optional[Path] = None, wo
         for s in exp.scripts:
             say(f"script {s.path} {' '.join(_subst(a, values) for a in s.args)}")
         return results
+    if fresh and db is not None:
+        raise ConfigError("--fresh starts the experiment's own results file anew; it does not touch a file "
+                          "named with --db")
     out.mkdir(parents=True, exist_ok=True)
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    if fresh and db_path.exists():
+        aside = db_path.with_name(f"{db_path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+        db_path.rename(aside)
+        say(f"--fresh: the previous results file is now {aside}")
     run_ids: list[str] = []
     for r in exp.runs:
         label = f"{r.method} on {r.dataset} ({r.llm}{' ' + r.model if r.model else ''})"

@@ -25,6 +25,8 @@ def experiment_command(
                                                          "results/experiments/<name>.sqlite)"),
     workers: int = typer.Option(1, "--workers", "-w", min=1, help="worker processes for the runs"),
     dry_run: bool = typer.Option(False, "--dry-run", help="check the files and list the steps; run nothing"),
+    fresh: bool = typer.Option(False, "--fresh", help="run every episode anew (the experiment's previous results "
+                                                      "file is moved aside); default: resume from it"),
 ) -> None:
     """Run declared experiments (method x dataset x LLM x seeds x options, and measuring
     scripts), writing their results files, tables and plots."""
@@ -40,7 +42,7 @@ def experiment_command(
         for exp in exps:
             say(f"== {exp.name}: {exp.reproduces or exp.description}")
             results = run_experiment(exp, root=_repo_root(Path(exp.file).parent), db=db, workers=workers,
-                                     dry_run=dry_run, on_step=say)
+                                     dry_run=dry_run, fresh=fresh, on_step=say)
             failed += sum(1 for r in results if not r.ok)
             if not dry_run:
                 sys.stdout.write(f"{exp.name}: {len(results)} steps, {failed} failed; see {exp.out}/experiment.md\n")
