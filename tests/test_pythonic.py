@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import groundplan.methods.cowp.progprompt as cowp_pp
 import groundplan.methods.progprompt as vh_pp
-from groundplan.methods.pythonic import Call, parse_assert, parse_call
+from groundplan.methods.pythonic import CallLine, parse_assert, parse_call
 
 SKILLS = ["walk", "grab", "putin", "open"]
 
 
 def test_parse_call_and_assert():
-    assert parse_call("putin('mug', \"sink\");") == Call("putin", ("mug", "sink"))
-    assert parse_call("  Walk( kitchen ) ") == Call("Walk", ("kitchen",))
-    assert parse_call("walk()") == Call("walk", ())
+    assert parse_call("putin('mug', \"sink\");") == CallLine("putin", ("mug", "sink"))
+    assert parse_call("  Walk( kitchen ) ") == CallLine("Walk", ("kitchen",))
+    assert parse_call("walk()") == CallLine("walk", ())
     assert parse_call("x = walk('a')") is None and parse_call("# a comment") is None
     assert parse_assert("assert('mug' is 'clean')") == ("mug", "clean")
     assert parse_assert("assert(coffee_mug is in_hand)") == ("coffee_mug", "in_hand")
