@@ -30,7 +30,9 @@ HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"
 HELDOUT_FILE = HELDOUT_DIR / "heldout_2026-11-24.yaml"
 #: the second, fresh held-out set ("held-out b"), written before the second round of changes
 HELDOUT_B_FILE = HELDOUT_DIR / "heldout_2026-11-24b.yaml"
-HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE}
+#: the third, fresh held-out set ("held-out c"), written before the third round of changes
+HELDOUT_C_FILE = HELDOUT_DIR / "heldout_2026-11-24c.yaml"
+HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 

@@ -125,8 +125,9 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
     return sorted(set(hits))
 
 
-#: the held-out sets: the first (seen since its measurement) and the fresh second one (b)
-HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml")
+#: the held-out sets: the first (seen since its measurement), the second (b, seen since round 2's
+#: measurement) and the fresh third one (c, written before round 3's changes)
+HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -151,13 +152,42 @@ def test_heldout_goals_parse(name):
 def test_second_heldout_set_is_fresh():
     """Held-out b shares no instruction with the first set (which had been seen), has an
     unseen-class scene with an oracle map, and about a quarter implicit needs."""
-    first, second = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES)
+    first, second = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:2])
     shared = _shared([t["instruction"] for t in second["tasks"]],
                      [("heldout_2026-11-24.yaml", t["instruction"]) for t in first["tasks"]])
     assert shared == []
     assert any(sc["group"] == "unseen" and sc.get("oracle_oam") for sc in second["scenes"].values())
     implicit = sum(t["family"] == "implicit" for t in second["tasks"])
     assert 0.2 <= implicit / len(second["tasks"]) <= 0.35
+
+
+def test_third_heldout_set_is_fresh():
+    """Held-out c shares no instruction with the first two sets (both seen by then), uses
+    AutoGPT+P scenes neither of them used, has two unseen-class scenes each with an oracle map
+    and two own default-map scenes, and about a quarter implicit needs."""
+    first, second, third = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES)
+    earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, (first, second)) for t in d["tasks"]]
+    shared = _shared([t["instruction"] for t in third["tasks"]], earlier)
+    assert shared == [], "held-out c repeats earlier held-out instructions:\n" + "\n".join(shared)
+    used_before = {sc["file"] for d in (first, second) for sc in d["scenes"].values()}
+    scenes = third["scenes"].values()
+    autogptp = [sc for sc in scenes if sc["group"] == "autogptp"]
+    assert len(autogptp) >= 3 and not {sc["file"] for sc in autogptp} & used_before
+    assert sum(sc["group"] == "unseen" and bool(sc.get("oracle_oam")) for sc in scenes) >= 2
+    assert sum(sc["group"] == "own" for sc in scenes) >= 2
+    assert len(third["tasks"]) >= 90 and len({t["scene"] for t in third["tasks"]}) >= 7
+    implicit = sum(t["family"] == "implicit" for t in third["tasks"])
+    assert 0.2 <= implicit / len(third["tasks"]) <= 0.35
+
+
+def test_third_heldout_set_disjoint_from_pools_prompts_and_training_data():
+    """Held-out c on its own against every pool, prompt and generated training file (the
+    generated tuning data of round 3 included)."""
+    training = _training_texts()
+    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    third = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[2]).read_text())["tasks"]]
+    shared = _shared(third, training)
+    assert shared == [], "held-out c instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
