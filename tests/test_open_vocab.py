@@ -91,7 +91,7 @@ def test_suite_classes_absent_from_default_map_and_seed_data():
         if isinstance(data, dict):
             assert not unseen & set(map(str, data)), f
     # the default inferrer's parameters are plain numbers, not per-class data
-    assert set(DEFAULT_PARAMS) == {"k", "threshold", "power", "template", "use_head"}
+    assert set(DEFAULT_PARAMS) == {"k", "threshold", "power", "template", "use_head", "min_similarity"}
     # the gold map is only for evaluation: the inference never reads it
     src = (pkg / "knowledge" / "infer.py").read_text()
     assert "data/unseen_classes" not in src and "gold_oam" not in src
@@ -128,6 +128,21 @@ def test_embedding_vote_with_fake_embedder_and_evidence():
     assert got["cupz"].source == "embedding" and got["cupz"].neighbours[0][0] in ("cup", "cups")
     assert "support" in got["tablex"].affordances and "contain" in got["tablex"].affordances
     assert got["tablex"].evidence == ("contain",)
+
+
+def test_no_known_class_close_enough_keeps_only_the_scene_evidence():
+    """Below ``min_similarity`` the neighbours do not vote: a far-off class is not given their
+    affordances (a spark plug is not a drink because its nearest known classes are drinks)."""
+    known = OAM({"cup": frozenset({"grasp", "carry", "contain"}), "table": frozenset({"support"})})
+    ev = {"cupzzzz": frozenset({"carry"})}
+    free = EmbeddingInferrer(FakeEmbedder(), k=1, threshold=0.5, power=1.0, use_head=False, min_support=99)
+    assert free.explain(["cupzzzz"], known, ev)["cupzzzz"].affordances == ("carry", "contain", "grasp")
+    floored = EmbeddingInferrer(FakeEmbedder(), k=1, threshold=0.5, power=1.0, use_head=False, min_support=99,
+                                min_similarity=0.5)
+    got = floored.explain(["cupzzzz", "cupz"], known, ev)
+    assert got["cupzzzz"].affordances == ("carry",) and got["cupzzzz"].source.startswith("evidence")
+    assert got["cupzzzz"].neighbours[0][0] == "cup"  # still reported, for the explanation
+    assert got["cupz"].affordances == ("carry", "contain", "grasp")  # close enough: votes as before
 
 
 def test_lexical_inferrer_and_extend_for():

@@ -172,7 +172,10 @@ class EmbeddingInferrer:
 
     The ``k`` nearest known classes (cosine similarity of ``template.format(name)``) vote
     with weight ``similarity ** power``; an affordance is given when its share of the votes
-    reaches ``threshold``. A known head noun (``head_class``) decides alone when ``use_head``."""
+    reaches ``threshold``. A known head noun (``head_class``) decides alone when ``use_head``.
+    When even the nearest known class is less similar than ``min_similarity``, the neighbours
+    are not trusted: the class gets only what the scene's evidence and the implications give
+    ("spark plug" is nearest to stove, juice, coke at 0.32-0.38: not a drink)."""
 
     embedder: Any = None  # an Embedder; None: the bundled MiniLM, loaded on first use
     k: int = 8
@@ -180,6 +183,7 @@ class EmbeddingInferrer:
     power: float = 4.0
     template: str = "{}"
     use_head: bool = True
+    min_similarity: float = 0.0
     min_support: int = 3
     name: str = "embedding"
     _known_cache: dict = field(default_factory=dict, repr=False)
@@ -239,12 +243,17 @@ class EmbeddingInferrer:
             else:
                 rest.append(c)
         for c, nb in zip(rest, self.neighbours(rest, known)):
-            out[c] = _finish(c, self.vote(nb, known), "embedding", known, ev, rules, tuple(nb))
+            if nb and nb[0][1] >= self.min_similarity - 1e-9:
+                out[c] = _finish(c, self.vote(nb, known), "embedding", known, ev, rules, tuple(nb))
+            else:  # nothing known is close enough: the scene's evidence alone
+                out[c] = _finish(c, (), "evidence (no known class within "
+                                 f"{self.min_similarity:g})", known, ev, rules, tuple(nb))
         return {c: out[c] for c in cls}
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "model": "all-MiniLM-L6-v2", "k": self.k, "threshold": self.threshold,
-                "power": self.power, "template": self.template, "use_head": self.use_head}
+                "power": self.power, "template": self.template, "use_head": self.use_head,
+                "min_similarity": self.min_similarity}
 
 
 def _slug(text: str) -> str:
@@ -310,7 +319,8 @@ class LLMInferrer:
 # --------------------------------------------------------------------------- registry and resolution
 
 #: the tuned parameters of the default inferrer (leave-one-out on the default map only)
-DEFAULT_PARAMS: Mapping[str, Any] = {"k": 8, "threshold": 0.4, "power": 4.0, "template": "{}", "use_head": True}
+DEFAULT_PARAMS: Mapping[str, Any] = {"k": 8, "threshold": 0.4, "power": 4.0, "template": "{}", "use_head": True,
+                                     "min_similarity": 0.4}
 
 _FACTORIES: dict[str, Callable[[], Optional[AffordanceInferrer]]] = {}
 
