@@ -51,6 +51,20 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "with-class-uses": ("plus the needs each class meets as phrases (knowledge/class_uses.yaml)", {"class_uses": True},
                         True),
     "no-mention-bonus": ("minus the bonus for named objects (ordinals, descriptor places)", {"w_mention": 0.0}, True),
+    # round 3 (issue 21): each technique of the round switched off, and all of them
+    "round2-default": ("round 2's default: every round-3 technique off, no class uses",
+                       {"function_groups": False, "state_verbs": False, "keep_in_place": False, "singular_all": False,
+                        "need_functions": False, "class_uses": False}, True),
+    "no-function-groups": ("minus groups named by function (affordances: 'cleaning supplies', 'things to cut with')",
+                           {"function_groups": False}, True),
+    "no-state-verbs": ("minus state verbs of clauses ('slice', 'heat', 'fill' -> chopped, liquid_warm, liquid_in)",
+                       {"state_verbs": False}, True),
+    "no-keep-in-place": ("minus kept objects ('leave the X on the Y', 'the X stays', 'just no X')",
+                         {"keep_in_place": False}, True),
+    "no-singular-all": ("minus 'every mug' / 'each glass' as groups, 'one of the drinks' as one",
+                        {"singular_all": False}, True),
+    "no-need-functions": ("minus function words of needs ('needs snipping' -> things that cut)",
+                          {"need_functions": False}, True),
 }
 
 
@@ -107,6 +121,8 @@ def tasks_for(set_name: str):
         return tuning_tasks()
     if set_name == "tuning2":  # round 2: more classes and implicit needs (--extras 6 --implicit-share 0.25)
         return tuning_tasks(TUNING_DIR / "tuning2.yaml")
+    if set_name in ("tuning3", "tuning3dev"):  # round 3 (--round3): broad needs, function groups, state verbs
+        return tuning_tasks(TUNING_DIR / f"{set_name}.yaml")
     if set_name in HELDOUT_FILES:
         return heldout_tasks(HELDOUT_FILES[set_name])
     if set_name.endswith("-oracle") and set_name[:-7] in HELDOUT_FILES:
@@ -201,7 +217,7 @@ def report(out_dir: Path) -> str:
         runs[(res["variant"], res["set"])] = res
     lines = []
     for set_name in ("heldout-b", "heldout-b-oracle", "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning",
-                     "tuning2"):
+                     "tuning2", "tuning3", "tuning3dev"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \
             sorted(v for (v, s) in runs if s == set_name and v not in VARIANTS)
         if not have:

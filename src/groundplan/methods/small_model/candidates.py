@@ -80,8 +80,8 @@ def scene_view(domain: Domain, problem: Problem) -> SceneView:
     for a in problem.init:
         if a.predicate in ("on", "in") and len(a.args) == 2:
             place.setdefault(a.args[0], a.args[1])
-        elif a.predicate == "inhand" and len(a.args) == 2:
-            place.setdefault(a.args[0], a.args[1])
+        elif a.predicate in ("inhand", "liquid_in") and len(a.args) == 2:
+            place.setdefault(a.args[0], a.args[1])  # a liquid is where its container is: "the water in the kettle"
     return SceneView(classes, words, place, humans, robots, problem.init)
 
 

@@ -36,16 +36,32 @@ PERSON = re.compile(r"\b(?:give|hand|bring|get|pass|fetch|grab|toss)\s+me\b|\b(?
 #: verbs whose goal needs no named destination (the trash, the user, the robot's hand)
 _NO_DEST = re.compile(r"\b(throw|toss|discard|dispose|bin|dump|get\s+rid|trash|bring|give|hand|fetch|pass|clear|"
                       r"empty|remove)\b", re.IGNORECASE)
+#: state verbs need no destination either: "heat the water in the kettle" says which water (round 3)
+_STATE_VERB = re.compile(r"\b(slice|chop|dice|cut|heat|warm|boil|hot|fill|pour|wipe|clean|wash|open|close|shut)\b",
+                         re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9']+")
 #: where a negated span starts (the span runs to the next comma / clause boundary)
 _NEG_CUE = re.compile(
     r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|excluding|besides|without|"
     r"(?:is|are|was)n'?t|(?:is|are)\s+not|do\s*n[o']?t\s+(?:give|bring|hand|get|take|put|move|throw|use|touch|want)"
     r"(?:\s+me)?|never|not)\b", re.IGNORECASE)
+#: "just no peanuts", ", no tomatoes though", "but no X": a bare "no" after a clause boundary (round 3)
+_NO_CUE = re.compile(r"(?:(?<=[,;:\-])\s*|\b(?:just|but|and|though)\s+)no\b(?!\s+(?:one|need|thanks|problem|way)\b)",
+                     re.IGNORECASE)
+#: "the X stays on the Y", "the X can stay there", "keep the X on it": X is kept where it is (round 3)
+_STAYS = re.compile(r"\b((?:the|my|your)\s+)([a-z_ ]+?)\s+(?:stays|remains|can\s+stay|should\s+stay|must\s+stay|"
+                    r"has\s+to\s+stay)\b", re.IGNORECASE)
 _NEG_END = re.compile(r"[,.;!?]|\b(?:and|then|but|give|bring|hand|instead|please)\b", re.IGNORECASE)
 #: "leave the hammer where it is" / "keep the sponge on the counter": that object stays
 _LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s+(?:where\s+it\s+is|alone|as\s+it\s+is|"
                     r"where\s+they\s+are|there|be|untouched|on|in)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def functions_data() -> dict:
+    """``prompts/small_model/functions.yaml``: function words, group heads, state verbs (round 3)."""
+    text = resources.files("groundplan.prompts.small_model").joinpath("functions.yaml").read_text()
+    return yaml.safe_load(text) or {}
 
 
 @lru_cache(maxsize=1)
@@ -93,6 +109,8 @@ class Analysis:
     #: a place the group is taken from ("everything on the second shelf")
     source: Optional[str] = None
     negated_spans: tuple[str, ...] = field(default=())
+    #: objects the instruction keeps where they are ("leave the X on the Y", "the X stays")
+    kept: frozenset[str] = frozenset()
 
     @property
     def named(self) -> frozenset[str]:
@@ -115,8 +133,17 @@ class Analysis:
 class Lexicon:
     """The scene's nouns: class names (singular / plural), categories, place names."""
 
-    def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None):
+    def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
+                 functions: bool = False, states: bool = False):
         self.view = view
+        self.states = states
+        #: groups named by function (round 3): (pattern, members, name)
+        self._fn = self._function_groups(view, is_a) if functions and is_a is not None else []
+        spec = (functions_data() if self._fn else {}).get("functions") or {}
+        #: a function's words said anywhere ("this tag needs snipping"): name -> (pattern, members)
+        self.function_words = {name: (re.compile(r"\b(?:" + "|".join(
+            re.escape(w) for w in sorted({name, *(spec[name].get("forms") or ())}, key=len, reverse=True)) + r")\b"),
+            members) for _, members, name in self._fn if not spec[name].get("places")}
         by_cls: dict[str, list[str]] = {}
         for o, c in view.objects.items():
             if o in view.humans or o in view.robots:
@@ -149,6 +176,66 @@ class Lexicon:
         self.forms = forms
         self._re = re.compile(r"\b(" + "|".join(re.escape(f[0]) for f in forms) + r")\b") if forms else None
         self._form = {f[0]: (f[1], f[2]) for f in forms}
+
+    @staticmethod
+    def _function_groups(view: SceneView, is_a) -> list[tuple[re.Pattern, frozenset[str], str]]:
+        """"things to cut with", "cleaning supplies", "something to drink", "the cold stuff",
+        "cookware": the objects whose affordances (in the scene's map) serve the function, or
+        that a place of the named classes holds (``prompts/small_model/functions.yaml``)."""
+        spec = functions_data()
+        heads = spec.get("heads") or {}
+        plural, singular = heads.get("plural") or [], heads.get("singular") or []
+        head = "|".join(re.escape(h) for h in sorted(plural + singular, key=len, reverse=True))
+        agents = set(view.humans) | set(view.robots)
+        liquid_in = [a.args for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2]
+        out = []
+        for name, f in (spec.get("functions") or {}).items():
+            affs, nots = f.get("affordances") or (), f.get("not") or ()
+            members: set[str] = set()
+            if affs:
+                for o in view.objects:
+                    if o in agents or not is_a(o, "carry"):
+                        continue
+                    if any(is_a(o, a) for a in affs) and not any(is_a(o, n) for n in nots):
+                        members.add(o)
+                if f.get("filled"):  # a bottle of water is something to drink
+                    members |= {c for li, c in liquid_in if c in view.objects and is_a(c, "carry")
+                                and any(is_a(li, a) for a in affs)
+                                and not any(is_a(c, n) for n in f.get("filled_not") or ())}
+            places = set(f.get("places") or ())
+            if places:
+                members |= {o for o, pl in view.place.items() if view.cls(pl) in places and o not in agents}
+            if not members:
+                continue
+            words = "|".join(re.escape(w) for w in sorted({name, *(f.get("forms") or ())}, key=len, reverse=True))
+            nouns = "|".join(re.escape(w) for w in sorted(f.get("nouns") or (), key=len, reverse=True))
+            alts = [rf"(?P<h1>{head})\s+(?:(?:that\s+)?(?:you|i|we)\s+can\s+|to\s+|for\s+)(?:{words})"
+                    rf"(?:\s+(?:with|from|out\s+of|into|in|on))?",
+                    rf"(?:{words})\s+(?P<h2>{head})"]
+            if nouns:
+                alts.append(rf"(?P<n>{nouns})")
+            out.append((re.compile(r"\b(?:" + "|".join(alts) + r")\b"), frozenset(members), name))
+        return out
+
+    def _function_mentions(self, low: str, out: list[Mention]) -> list[Mention]:
+        plural_heads = set((functions_data().get("heads") or {}).get("plural") or ())
+        found: list[Mention] = []
+        hits = [(m, members, name) for pat, members, name in self._fn for m in pat.finditer(low)]
+        hits.sort(key=lambda h: (h[0].start() - h[0].end(), h[0].start()))  # the longest phrase first
+        for m, members, name in hits:
+            if any(m.start() < x.end and x.start < m.end() for x in found):
+                continue
+            h = m.group("h1") or m.group("h2")
+            plural = bool(m.groupdict().get("n")) or (h in plural_heads)
+            before = _WORD.findall(low[max(0, m.start() - 40):m.start()])[-4:]
+            if _one_of(before):
+                plural = False  # "one of the things to cut with": one member
+            count = next((NUMBERS[w] for w in reversed(before) if w in NUMBERS), None)
+            found.append(Mention(m.start(), m.end(), members, "%" + name, plural, True, None, count))
+        if not found:
+            return out
+        keep = [x for x in out if not any(f.start <= x.start < f.end for f in found)]
+        return sorted(keep + found, key=lambda x: x.start)
 
     def _category_objects(self, spec: dict, is_a) -> set[str]:
         classes = set(spec.get("classes") or ())
@@ -204,6 +291,8 @@ class Lexicon:
             out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, m.group(2) == "ones", False,
                                None if not m.group(1) else ORDINALS.index(m.group(1))))
         out.sort(key=lambda x: x.start)
+        if self._fn:
+            out = self._function_mentions(low, out)
         return self._descriptors(low, out)
 
     def _descriptors(self, low: str, ms: list[Mention]) -> list[Mention]:
@@ -224,7 +313,7 @@ class Lexicon:
             # needs none ("bring me the fork in the drawer"); else it is the destination
             places = set(self.view.place.values())
             later = any(set(x.objects) & places for x in out[k + 2:] if not x.category)
-            if not later and not _NO_DEST.search(low):
+            if not later and not _NO_DEST.search(low) and not (self.states and _STATE_VERB.search(low)):
                 continue
             out[k] = Mention(a.start, a.end, frozenset(there), a.cls, a.plural, a.category, a.ordinal, a.count)
             out[k + 1] = Mention(b.start, b.end, b.objects, b.cls, b.plural, b.category, b.ordinal, b.count, True)
@@ -258,7 +347,24 @@ class Lexicon:
         return out
 
 
-def _negated_spans(text: str) -> list[tuple[int, int]]:
+def _clause_end(text: str, start: int) -> int:
+    m = re.compile(r"[,.;!?]|\b(?:and|then|but|instead|please)\b", re.IGNORECASE).search(text, start)
+    return m.start() if m else len(text)
+
+
+def _one_of(before: list[str]) -> bool:
+    """"one of the", "any of": one member of a plural ("every one of the" is all of them)."""
+    for n in (3, 2):
+        tail = before[-n:]
+        if len(tail) == n and tail[:2] in (["one", "of"], ["any", "of"], ["either", "of"]) and \
+                (n == 2 or tail[2] in ("the", "these", "those", "my", "your")):
+            return before[-n - 1:-n] not in (["every"], ["each"])
+    return False
+
+
+def _negated_spans(text: str, keep: bool = False) -> list[tuple[int, int]]:
+    """Negated spans; with ``keep`` (round 3) also "just no X", and a kept object's span runs to
+    the end of its clause ("leave the broom on the counter": the counter is no destination)."""
     spans = []
     for m in _NEG_CUE.finditer(text):
         end_m = _NEG_END.search(text, m.end())
@@ -266,7 +372,13 @@ def _negated_spans(text: str) -> list[tuple[int, int]]:
         # "isn't coke" / "not the banana": the span is the cue and what follows it
         spans.append((m.start(), end))
     for m in _LEAVE.finditer(text):
-        spans.append((m.start(), m.end(2)))
+        spans.append((m.start(), _clause_end(text, m.end(2)) if keep else m.end(2)))
+    if keep:
+        for m in _NO_CUE.finditer(text):
+            end_m = _NEG_END.search(text, m.end())
+            spans.append((m.start(), end_m.start() if end_m else len(text)))
+        for m in _STAYS.finditer(text):
+            spans.append((m.start(), _clause_end(text, m.end())))
     spans.sort()
     merged: list[tuple[int, int]] = []
     for s, e in spans:
@@ -277,12 +389,26 @@ def _negated_spans(text: str) -> list[tuple[int, int]]:
     return merged
 
 
+def _kept_objects(text: str, mentions: list[Mention]) -> set[str]:
+    """The objects of "leave / keep the X ..." and "the X stays ...": the first mention of each."""
+    out: set[str] = set()
+    starts = [m.start(2) for m in _LEAVE.finditer(text)] + [m.start(2) for m in _STAYS.finditer(text)]
+    for st in starts:
+        m = next((x for x in mentions if x.start >= st and not x.category), None)
+        if m is not None and m.start - st < 30:
+            out |= set(m.objects)
+    return out
+
+
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
-            groups: bool = True) -> Analysis:
+            groups: bool = True, keep: bool = False, singular_all: bool = False) -> Analysis:
+    """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
+    "every mug", "each glass" name every object of the class."""
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
-    spans = _negated_spans(text) if negation else []
+    spans = _negated_spans(text, keep) if negation else []
+    kept_objs = frozenset(_kept_objects(text, mentions)) if negation and keep else frozenset()
     kept = []
     for m in mentions:
         inside = any(s <= m.start < e for s, e in spans)
@@ -296,7 +422,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     positive = re.sub(r"\s+", " ", re.sub(r"\s+([,.;!?])", r"\1", positive)).strip(" ,;")
     named_excl = frozenset(excluded)
     if not groups:
-        return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans))
+        return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans),
+                        kept=kept_objs)
     words = _WORD.findall(positive.lower())
     group: set[str] = set()
     count: Optional[int] = None
@@ -306,6 +433,14 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
                                                                      positive, re.IGNORECASE))
     # a plural noun is a group; a category word ("fruit", "food") only with "all"
     grouped = [m for m in kept if (m.plural or (m.category and has_all)) and len(m.objects - excluded) >= 2]
+    if singular_all:  # "hand me one of the drinks": one member
+        low = instruction.lower()
+        grouped = [m for m in grouped if not _one_of(_WORD.findall(low[max(0, m.start - 40):m.start])[-4:])]
+    if singular_all:  # "every mug you can find", "each glass", "every single juice"
+        low = instruction.lower()
+        grouped += [m for m in kept if not m.plural and not m.category and m not in grouped
+                    and re.search(r"\b(?:every|each)\s+(?:single\s+)?$", low[max(0, m.start - 20):m.start])
+                    and len(m.objects - excluded) >= 2]
     counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
     if counted:
         count = counted[0].count
@@ -346,7 +481,9 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if group and len(group) < 2 and count is None:
         group = set()
     return Analysis(positive or text, tuple(kept), named_excl, frozenset(group), count, source,
-                    tuple(text[s:e] for s, e in spans))
+                    tuple(text[s:e] for s, e in spans), kept_objs)
 
 
-__all__ = ["Analysis", "Lexicon", "Mention", "analyze", "categories", "plural_forms"]
+functions = functions_data  # the name search.py imports
+
+__all__ = ["Analysis", "Lexicon", "Mention", "analyze", "categories", "functions", "functions_data", "plural_forms"]

@@ -41,7 +41,7 @@ from groundplan.methods.small_model.candidates import (
     enumerate_atoms,
     scene_view,
 )
-from groundplan.methods.small_model.mentions import Analysis, Lexicon, analyze
+from groundplan.methods.small_model.mentions import Analysis, Lexicon, analyze, functions
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.goal import check_goal, parse_goal
@@ -105,6 +105,26 @@ class SearchOptions:
     #: "I am thirsty, bring me a coke": a clause naming no object adds no atom when others do
     drop_context_clauses: bool = True
     max_goals: int = 6  # ranked goals returned (self-correction tries them in order)
+    # ---- round 3 (issue 21), each decided by the ablation on generated tuning set 3
+    #: groups named by function or kind ("cleaning supplies", "things to cut with", "something to
+    #: drink", "the cold stuff"): the members by the affordances of the scene's map
+    #: (prompts/small_model/functions.yaml), or what a fridge holds
+    function_groups: bool = True
+    #: a clause's state verb ("slice", "heat", "fill", "open") asks for that predicate's atom
+    #: ("chopped", "liquid_warm", "liquid_in", "opened") about the objects it names; a place it names
+    #: is kept as the object's destination; state atoms and placements of one object both stay
+    state_verbs: bool = True
+    w_state: float = 0.5
+    #: "leave the X on the Y", "the X stays there", "just no X": kept objects stay where they are
+    #: (a positive literal in every goal), the place they are left on is no destination
+    keep_in_place: bool = True
+    #: "every mug", "each glass": every object of the class (a group, like "all the mugs"); "one of
+    #: the drinks": one of them (no group)
+    singular_all: bool = True
+    #: a need that says a function word ("this tag needs snipping", "I want to cook"): handing over
+    #: the function's members (by the scene's affordances) gets ``w_need``
+    need_functions: bool = True
+    w_need: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -169,7 +189,8 @@ class GoalSearcher:
 
     def scene(self, domain: Domain, problem: Problem):
         key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
-               self.options.source_phrases, self.options.use_phrases, self.options.class_uses)
+               self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
+               self.options.function_groups, self.options.state_verbs)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -188,7 +209,8 @@ class GoalSearcher:
                 ot = problem.type_of(domain, o)
                 return ot is not None and types.is_subtype(ot, t)
 
-            hit = (view, cands, emb, owner, Lexicon(view, is_a))
+            hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.function_groups,
+                                                   states=self.options.state_verbs))
             self._scenes.put(key, hit)
         return hit
 
@@ -250,13 +272,21 @@ class GoalSearcher:
         opts = self.options
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
-            an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups)
+            an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
+                         keep=opts.keep_in_place, singular_all=opts.singular_all)
         text = an.text if an is not None else instruction
         scores, near, parts, _ = self._scores(text, cands, emb, owner)
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
         scores = scores + bonus
+        # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
+        one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)]) < 2
+        sb = self._state_bonus(text, cands, lex) if opts.state_verbs and one_clause else np.zeros(len(cands))
+        scores = scores + sb
+        if opts.need_functions and opts.function_groups and not sb.any():
+            scores = scores + self._need_bonus(text, cands, lex)
         order = list(np.argsort(-scores))
         timings["score"] = time.perf_counter() - t1
+        keep = self._keep_atoms(an, view, cands) if an is not None and opts.keep_in_place else ()
 
         goals: list[GoalCandidate] = []
         structure = "single"
@@ -279,8 +309,8 @@ class GoalSearcher:
                 clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
                 if opts.verbless_clauses or opts.drop_context_clauses:
                     clauses = self._rewrite_clauses(clauses, lex)
-                if len(clauses) >= 2:
-                    multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus)
+                if len(clauses) >= 2 or (opts.state_verbs and len(clauses) == 1):
+                    multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex)
             if multi is not None and len(multi.atoms) >= 2:
                 goals.append(multi)
                 structure = multi.source
@@ -293,6 +323,9 @@ class GoalSearcher:
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
         goals.extend(singles)
+        if keep:  # kept objects stay where they are, whatever else the goal asks
+            goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
+                     for g in goals]
         seen, ranked = set(), []
         for g in goals:
             if g.text not in seen:
@@ -439,39 +472,139 @@ class GoalSearcher:
         return tuple(out)
 
     def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner,
-                     bonus=None) -> Optional[GoalCandidate]:
+                     bonus=None, lex: Optional[Lexicon] = None) -> Optional[GoalCandidate]:
         chosen: list[int] = []
         agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
-        for cl in clauses:
-            s, _, _, _ = self._scores(cl, cands, emb, owner)
-            s = s + self.options.w_clause_context * full_scores
-            if bonus is not None:
-                s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
+        states = self.options.state_verbs and lex is not None
+        for k, cl in enumerate(clauses):
+            if len(clauses) == 1:
+                s = full_scores
+            else:
+                s, _, _, _ = self._scores(cl, cands, emb, owner)
+                s = s + self.options.w_clause_context * full_scores
+                if bonus is not None:
+                    s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
+                if states:
+                    s = s + self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents))
             i = int(np.argmax(s))
             if _PRONOUN.search(cl) and chosen:
                 # "... and move it to the trash": the pronoun's object is the previous clause's;
                 # "put it in the fridge and close it": the place, when the clause opens / closes
                 prev = cands[chosen[-1]].atom
                 refs = {prev.args[0] if prev.predicate != "at" else prev.args[-1]}
-                if re.search(r"\b(close|shut|open)\b", cl, re.IGNORECASE) and prev.predicate in ("in", "on"):
+                opens = re.search(r"\b(close|shut|open)\b", cl, re.IGNORECASE)
+                if opens and prev.predicate in ("in", "on"):
                     refs = {prev.args[1]}
                 elif prev.predicate == "liquid_in":
                     refs = {prev.args[1]}
+                if states and opens and k > 0:
+                    # "get the X out of the fridge and close it": the last thing the previous
+                    # clause names that opens and closes
+                    shut = {c.atom.args[0] for c in cands if c.atom.predicate in ("opened", "closed")}
+                    named = [o for m in lex.mentions(clauses[k - 1]) if not m.category for o in sorted(m.objects)
+                             if o in shut]
+                    if named:
+                        refs = {named[-1]}
                 refs -= agents
-                same = [j for j in range(len(cands)) if cands[j].focus in refs]
+                into = states and re.search(r"\b(?:in|into|inside|on|onto)\s+(?:it|them)\b", cl, re.IGNORECASE)
+                if into:
+                    # "open the fridge and put the juice in it": the pronoun is the destination
+                    dest = {prev.args[0]} - agents
+                    same = [j for j in range(len(cands)) if cands[j].atom.predicate in ("in", "on")
+                            and cands[j].atom.args[1] in dest]
+                else:
+                    same = [j for j in range(len(cands)) if cands[j].focus in refs]
                 if same:
                     i = max(same, key=lambda j: s[j])
             chosen.append(i)
-        # one atom per object: a later clause overrides an earlier one about the same object
-        by_focus: dict[str, int] = {}
+            if states and cands[i].atom.predicate in _STATE_PREDICATES:
+                j = self._companion(cl, cands[i], cands, lex)
+                if j is not None:
+                    chosen.insert(len(chosen) - 1, j)  # the placement first: the state is the later word
+        # one atom per object: a later clause overrides an earlier one about the same object (with
+        # state verbs: per object and kind of fact, so "put it on the board and slice it" keeps both)
+        by_focus: dict[Any, int] = {}
         for i in chosen:
-            by_focus.pop(cands[i].focus, None)
-            by_focus[cands[i].focus] = i
+            key = (cands[i].focus, _kind(cands[i].atom.predicate)) if states else cands[i].focus
+            by_focus.pop(key, None)
+            by_focus[key] = i
         picked = list(by_focus.values())
         if len(picked) < 2:
             return None
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
                              "clauses")
+
+    @staticmethod
+    def _refs(chosen, cands, cl: str, agents) -> set[str]:
+        """What a pronoun of the clause refers to: the previous clause's object."""
+        if not chosen or not _PRONOUN.search(cl):
+            return set()
+        prev = cands[chosen[-1]].atom
+        return {prev.args[0] if prev.predicate != "at" else prev.args[-1]} - agents
+
+    def _state_bonus(self, text: str, cands, lex: Lexicon, pronoun_refs: frozenset[str] | set[str] = frozenset()
+                     ) -> np.ndarray:
+        """Atoms of the predicate a state verb of ``text`` names, about an object ``text`` names
+        (or a pronoun refers to), get ``w_state``."""
+        out = np.zeros(len(cands))
+        low = " " + " ".join(_WORD.findall(text.lower())) + " "
+        preds = {p for p, verbs in _state_verbs().items() if any(f" {v} " in low for v in verbs)}
+        if not preds:
+            return out
+        named = {o for m in lex.mentions(text) if not m.descriptor and not m.category for o in m.objects} | \
+            set(pronoun_refs)
+        if not named:
+            return out
+        for i, c in enumerate(cands):
+            if c.atom.predicate in preds and not c.holds and any(a in named for a in c.atom.args):
+                out[i] = self.options.w_state
+        return out
+
+    def _need_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
+        """Handing over what serves a function the text names ("needs snipping": things that cut)."""
+        out = np.zeros(len(cands))
+        low = text.lower()
+        hits = [(m.start(), m.end(), objs) for pat, objs in lex.function_words.values() for m in pat.finditer(low)]
+        members: set[str] = set()
+        for a, b, objs in hits:  # "drink out of" over "drink": the longest word says the function
+            if not any(a2 <= a and b <= b2 and (b2 - a2) > (b - a) for a2, b2, _ in hits):
+                members |= objs
+        if not members:
+            return out
+        for i, c in enumerate(cands):
+            if c.frame == "inhand/?/human" and c.focus in members:
+                out[i] = self.options.w_need
+        return out
+
+    @staticmethod
+    def _companion(cl: str, state: CandidateAtom, cands, lex: Lexicon) -> Optional[int]:
+        """"slice the tomato on the cutting board": the place a state clause names after on / in
+        is where its object goes, unless the object is there already."""
+        low = cl.lower()
+        obj = state.atom.args[0]
+        for m in lex.mentions(cl):
+            if m.descriptor or m.category or obj in m.objects or not re.search(r"\b(?:on|onto|in|into)\s+(?:the\s+|a\s+|my\s+)?(?:\w+\s+)?$",
+                                                 low[max(0, m.start - 25):m.start]):
+                continue
+            hits = [j for j, c in enumerate(cands) if c.atom.predicate in ("on", "in") and c.atom.args[0] == obj
+                    and c.atom.args[1] in m.objects]
+            if len(hits) == 1 or (hits and len(m.objects) == 1):
+                j = hits[0]
+                return None if cands[j].holds else j
+        return None
+
+    @staticmethod
+    def _keep_atoms(an: Analysis, view: SceneView, cands) -> tuple[Atom, ...]:
+        """Kept objects ("leave the X on the Y") where they are now, as positive literals."""
+        out = []
+        for o in sorted(an.kept):
+            p = view.place.get(o)
+            if p is None or p in view.humans or p in view.robots:
+                continue
+            fact = next((a for a in view.init if a.predicate in ("on", "in") and a.args == (o, p)), None)
+            if fact is not None:
+                out.append(fact)
+        return tuple(out)
 
     # ------------------------------------------------------------------ language model
 
@@ -490,6 +623,22 @@ class GoalSearcher:
         rescored.sort(key=lambda g: -g.score)
         return rescored + singles[self.options.lm_top:]
 
+
+
+_STATE_PREDICATES = frozenset({"chopped", "liquid_warm", "warm", "clean", "wet"})
+
+
+def _kind(predicate: str) -> str:
+    """Facts of one kind about one object replace each other (placements; open / closed)."""
+    if predicate in ("on", "in", "inhand", "at"):
+        return "place"
+    if predicate in ("opened", "closed"):
+        return "open"
+    return predicate
+
+
+def _state_verbs() -> dict[str, tuple[str, ...]]:
+    return {p: tuple(v) for p, v in (functions().get("states") or {}).items()}
 
 
 def plan_instruction(instruction: str, planning_task, planner, *, llm=None, options: SearchOptions = SearchOptions(),
