@@ -52,7 +52,8 @@ def main() -> int:
         if i > 0:
             H.VARIANTS[v] = (desc + " [plans shared with the rows run before it in one process: its times "
                              "exclude repeated plans]", config, uses)
-        for s in sets:
+    for s in sets:  # one set after the other: the deciding set's table is complete first
+        for v in args.variants:
             res = H.run_variant(v, s, args.out, args.threads, args.limit)
             print(f"== {v}@{s}: {H._stats(res['rows'])}", flush=True)
     return 0

@@ -563,8 +563,11 @@ def _r3_multistep(rng, nm, items, fixtures, conts, closed, extra):
         if not b or not cups:
             return None
         c = rng.choice(cups)
-        text = rng.choice(FILL).format(c=nm.np(c, rng), b=nm.np(b[0], rng))
-        goal = _atom_text("liquid_in", b[1], c)
+        tpl = rng.choice(FILL)
+        text = tpl.format(c=nm.np(c, rng), b=nm.np(b[0], rng))
+        # "pour the water into the cup": any water (the bottle's or the kettle's); "from the bottle": that one
+        waters = [b[1]] if "{b}" in tpl else [b[1]] + [w for w in extra.get("warmable", []) if w != b[1]]
+        goal = "(or " + " ".join(_atom_text("liquid_in", w, c) for w in waters) + ")"
         if rng.random() < 0.5:
             text += rng.choice([" and hand it to me", ", then give it to me", " and bring it over to me"])
             goal = f"(and {goal} {_atom_text('inhand', c, 'human0')})"

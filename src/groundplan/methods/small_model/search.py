@@ -556,7 +556,10 @@ class GoalSearcher:
         if not named:
             return out
         for i, c in enumerate(cands):
-            if c.atom.predicate in preds and not c.holds and any(a in named for a in c.atom.args):
+            if c.holds:
+                continue
+            if (c.atom.predicate in preds and any(a in named for a in c.atom.args)) or \
+                    (c.atom.predicate + "/focus" in preds and c.focus in named):
                 out[i] = self.options.w_state
         return out
 
