@@ -40,6 +40,7 @@ def test_plan_jsonl_batch(tmp_path):
     assert [x["status"] for x in rows] == ["solved", "invalid", "invalid"]
     assert rows[0]["check"] is False
     assert "pear0" in rows[1]["error"] and "missing.yaml" in rows[2]["error"]
+    assert [x["line"] for x in rows] == [1, 2, 3]
 
 
 @pytest.mark.parametrize("goal,needle", [

@@ -151,6 +151,7 @@ def plan(scene: Optional[Path] = typer.Option(None, "--scene", help="scene file 
                 except GroundplanError as exc:
                     res = {"status": "invalid", "plan": [], "cost": None, "seconds": 0, "check": None,
                            "error": str(exc)}
+                res["line"] = lineno  # which request this answers (blank lines are skipped)
                 sys.stdout.write(json.dumps(res) + "\n")
                 sys.stdout.flush()
         return
