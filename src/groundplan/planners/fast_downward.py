@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import io
 import itertools
+import math
 import os
 import re
 import resource
@@ -22,11 +23,11 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from groundplan.errors import GoalError, PlannerError
-from groundplan.pddl.formula import TRUE, Atom, Literal, TypedVar
+from groundplan.pddl.formula import TRUE, And, Atom, Literal, Or, TypedVar
 from groundplan.pddl.goal import to_dnf
 from groundplan.pddl.model import Action, Domain, Predicate, Problem
 from groundplan.pddl.state import Evaluator
@@ -42,6 +43,43 @@ LAMA_FIRST = ("let(hlm, eval_modify_costs(landmark_sum(lm_factory=lm_reasonable_
               "cost_type=one),let(hff, eval_modify_costs(ff(),cost_type=one),"
               "lazy_greedy([hff,hlm],preferred=[hff,hlm],cost_type=one,reopen_closed=false)))")
 _TRANSLATE_LOCK = threading.Lock()
+#: Fast Downward's relaxation heuristics (ff, add, hmax) by default compute the negation of
+#: every derived variable's axioms exactly ("approximate_negative_cycles"): a conjunction of
+#: its rules' negated bodies, multiplied out - exponential in the number of rules. VirtualHome's
+#: skill set derives "near" from one rule per object (about 10^27 terms on a 15-object task:
+#: the search never got past its heuristic's construction); household tasks stay below
+#: 10^7. Above this bound (log10 of that product) the heuristics over-approximate negated
+#: derived facts as true instead ("approximate_negative": weaker estimates, same plans' validity).
+AXIOM_NEGATION_LOG10_BOUND = 8.0
+_RELAXATION_HEURISTIC = re.compile(r"\b(ff|add|hmax)\((\)?)")
+
+
+def axiom_negation_log10(sas_text: str) -> float:
+    """log10 of the largest product of rule body sizes over one derived variable of a
+    translated task: the size of the exact negation a relaxation heuristic would build."""
+    logs: dict[str, float] = {}
+    lines = sas_text.split("\n")
+    i = 0
+    while True:
+        try:
+            i = lines.index("begin_rule", i)
+        except ValueError:
+            break
+        n = int(lines[i + 1])
+        head = lines[i + 2 + n].split()[0]
+        if n > 1:
+            logs[head] = logs.get(head, 0.0) + math.log10(n)
+        i += 3 + n
+    return max(logs.values(), default=0.0)
+
+
+def with_negated_axioms_approximated(search: str) -> str:
+    """``search`` with ``axioms=approximate_negative`` in every ff / add / hmax call that sets
+    no axioms option itself."""
+    if "axioms=" in search:
+        return search
+    return _RELAXATION_HEURISTIC.sub(
+        lambda m: f"{m[1]}(axioms=approximate_negative" + (")" if m[2] else ", "), search)
 
 
 def downward_binary() -> Path:
@@ -304,6 +342,49 @@ class SASBase:
         return "\n".join(parts) + "\n"
 
 
+def factor_common_disjuncts(f):
+    """``(and (or N X) (or N Y) ...)`` as ``(and (or N (and X Y)) ...)`` (distributivity: the
+    same formula). The translator splits a disjunctive precondition into one operator per
+    combination of disjuncts, each with every effect: VirtualHome's FIND states "close
+    already, or ..." in three checks, eight operators per target instead of two."""
+    if not isinstance(f, And):
+        return f
+    ors = [a for a in f.args if isinstance(a, Or)]
+    for common in dict.fromkeys(d for o in ors for d in o.args):
+        sharing = [o for o in ors if common in o.args]
+        if len(sharing) < 2:
+            continue
+        rest = [a for o in sharing for a in (And(tuple(d for d in o.args if d != common)) if len(o.args) > 2
+                                               else next(d for d in o.args if d != common),)]
+        merged = Or((common, And(tuple(rest))))
+        others = tuple(a for a in f.args if not any(a is o for o in sharing))
+        return factor_common_disjuncts(And((*others, merged)))
+    return f
+
+
+def without_duplicate_actions(domain: Domain, problem: Problem) -> Domain:
+    """The domain without an action that repeats an earlier one: the same parameter names,
+    precondition and effects, and parameters whose objects in ``problem`` are all objects of
+    the earlier action's parameter types. Every ground instance of it is then a ground
+    instance of the earlier action with the same precondition and effects, so no plan is lost;
+    the translator grounds it once. (VirtualHome's skill set has RUN and WALKTOWARDS as WALK,
+    PUT as PUTBACK, RELEASE as DROP, RINSE and SCRUB as WASH: half of its heaviest operators.)"""
+    def objects(t: str) -> frozenset[str]:
+        return frozenset(problem.objects_of_type(domain, t))
+
+    kept: list[Action] = []
+    for act in (replace(a, precondition=factor_common_disjuncts(a.precondition)) for a in domain.actions):
+        if not any(a.precondition == act.precondition and a.effects == act.effects
+                   and [p.name for p in a.parameters] == [p.name for p in act.parameters]
+                   and all(objects(q.type) <= objects(p.type) for p, q in zip(a.parameters, act.parameters))
+                   for a in kept):
+            kept.append(act)
+    if kept == list(domain.actions):
+        return domain
+    return Domain(domain.name, domain.types, domain.predicates, tuple(kept), domain.derived, domain.constants,
+                  domain.functions, domain.requirements, domain.hidden_predicates)
+
+
 def _anchored(domain: Domain) -> Domain:
     pred = Predicate(ANCHOR, ())
     act = Action(ANCHOR, (), TRUE, (Literal(Atom(ANCHOR), True),))
@@ -349,6 +430,7 @@ class FastDownwardPlanner:
             return PlanResult(PlanStatus.INVALID, error="problem has no goal")
         timings: dict[str, float] = {}
         deadline = t0 + timeout
+        domain = without_duplicate_actions(domain, problem)
         try:
             sas_text = self._sas_with_goal(domain, problem, timings, deadline) if self.translate_cache else None
             if sas_text is _FALLBACK or sas_text is None:
@@ -372,16 +454,21 @@ class FastDownwardPlanner:
                 return PlanResult(pruned.status, seconds=time.perf_counter() - t0, log=pruned.log,
                                   error=pruned.error, timings=timings)
             sas_text = pruned
+        search, fallback_search = self.search, self.fallback_search
+        if "begin_rule" in sas_text and axiom_negation_log10(sas_text) > AXIOM_NEGATION_LOG10_BOUND:
+            search = with_negated_axioms_approximated(search)
+            fallback_search = fallback_search and with_negated_axioms_approximated(fallback_search)
+            timings["axioms_approximated"] = 1.0
         remaining = max(0.05, timeout - (time.perf_counter() - t0))
-        if self.fallback_search is None:
-            res = self._search(sas_text, remaining, timings, self.search)
+        if fallback_search is None:
+            res = self._search(sas_text, remaining, timings, search)
         else:
-            res = self._search(sas_text, remaining * self.primary_share, timings, self.search)
+            res = self._search(sas_text, remaining * self.primary_share, timings, search)
             if res.status == PlanStatus.TIMEOUT:
                 timings["primary_search"] = timings.get("search", 0.0)
                 left = max(0.05, timeout - (time.perf_counter() - t0))
-                fb = self._search(sas_text, left, timings, self.fallback_search)
-                note = f"{self.search} ran out of its {remaining * self.primary_share:.1f} s; {self.fallback_search}:\n"
+                fb = self._search(sas_text, left, timings, fallback_search)
+                note = f"{search} ran out of its {remaining * self.primary_share:.1f} s; {fallback_search}:\n"
                 res = PlanResult(fb.status, fb.plan, fb.cost, log=note + fb.log, error=fb.error)
                 timings["fallback_used"] = 1.0
         return PlanResult(res.status, res.plan, res.cost, time.perf_counter() - t0, res.log, res.error, timings)

@@ -10,20 +10,49 @@ task, so pruning never turns a solvable task into an unsolvable one. Plans from 
 task are valid in the full task (the kept facts are unchanged and the removed objects do
 not occur in them); they may be costlier than a plan that uses a removed object. A
 quantified goal ranges over every object of its variables' types: those are all kept (a
-forall over a pruned problem would otherwise hold vacuously)."""
+forall over a pruned problem would otherwise hold vacuously).
+
+Domains with negated or counting conditions over whole relations (VirtualHome's skill set:
+a free hand, "inside something closed", "too many things on it", a node's unique room)
+can accept a plan in the reduced task that fails in the full one. A plan from a reduced
+task is therefore checked against the full task by a registered plan check (the executor
+registers one: ``register_plan_check``) and, if it does not execute or does not reach the
+goal there, the full task is planned instead. For such domains the kept set also has every
+object of a type the domain quantifies over (VirtualHome's rooms, "a knife in hand"), what
+kept objects are ``inside`` (their rooms, transitively), and nothing inside a kept room
+unless the goal names it: a VirtualHome home graph has 300-450 nodes, and Fast Downward's
+translator grounds the skill set's derived predicates over every pair or more of them
+(minutes to hours), where the reduced task has a few dozen."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
 
-from groundplan.pddl.formula import And, Exists, Forall, Imply, Literal, Not, Or, atoms
+from groundplan.pddl.formula import And, Exists, Forall, ForallEffect, Imply, Literal, Not, Or, When, atoms
 from groundplan.pddl.model import Domain, Problem
 from groundplan.planners.base import Planner, PlanResult, PlanStatus
 
-LOCATING = ("on", "in", "liquid_in", "inhand", "at")
+LOCATING = ("on", "in", "liquid_in", "inhand", "at", "inside")
 STRUCTURAL_TYPES = frozenset({"object", "carry", "support", "contain", "location", "actor", "liquid",
                               "liquid-contain", "consumable", "stack", "open", "close", "pour", "grasp"})
+
+
+#: checks a plan against a problem: None when it executes and reaches the problem's goal,
+#: else the reason in words (registered by the layer that executes plans, groundplan.sim)
+PlanCheck = Callable[[Domain, Problem, Sequence[str]], Optional[str]]
+_PLAN_CHECKS: list[PlanCheck] = []
+
+
+def register_plan_check(check: PlanCheck) -> None:
+    """The check a plan from a reduced task must pass in the full task (the last registered)."""
+    if check not in _PLAN_CHECKS:
+        _PLAN_CHECKS.append(check)
+
+
+def registered_plan_check() -> Optional[PlanCheck]:
+    return _PLAN_CHECKS[-1] if _PLAN_CHECKS else None
 
 
 @dataclass(frozen=True)
@@ -31,6 +60,7 @@ class PruneReport:
     kept: int
     total: int
     widened: bool
+    rejected: str | None = None  # why the reduced task's plan failed in the full task
 
 
 def quantified_types(f) -> set[str]:
@@ -46,6 +76,31 @@ def quantified_types(f) -> set[str]:
     return set()
 
 
+def _effect_quantified_types(effects) -> set[str]:
+    out: set[str] = set()
+    for e in effects:
+        if isinstance(e, ForallEffect):
+            out |= {v.type for v in e.vars} | _effect_quantified_types(e.effects)
+        elif isinstance(e, When):
+            out |= quantified_types(e.condition) | _effect_quantified_types(e.effects)
+    return out
+
+
+def region_types(domain: Domain) -> set[str]:
+    """Types the domain's conditions and effects quantify over other than the structural
+    ones and ``object`` (VirtualHome: its rooms, ``knife_like``); every object of them is
+    kept, since a condition over them (a node's room, "holding a knife") can need any."""
+    found: set[str] = set()
+    for act in domain.actions:
+        found |= quantified_types(act.precondition) | _effect_quantified_types(act.effects)
+        for cond, _ in act.checks:
+            found |= quantified_types(cond)
+    for d in domain.derived:
+        found |= quantified_types(d.condition)
+    return {t for t in found if t != "object" and t not in STRUCTURAL_TYPES
+            and not domain.types.is_subtype(t, "actor") and not domain.types.is_subtype(t, "location")}
+
+
 def relevant_objects(domain: Domain, problem: Problem) -> set[str]:
     goal = problem.goal
     keep: set[str] = {o for a in atoms(goal) for o in a.args if not o.startswith("?")} if goal else set()
@@ -53,10 +108,15 @@ def relevant_objects(domain: Domain, problem: Problem) -> set[str]:
     for t in quantified_types(goal) if goal else ():
         keep |= set(problem.objects_of_type(domain, t))
     goal_objs = set(keep)
-    # agents and locations
+    # agents and locations, and every object of a type the domain quantifies over
+    regions = region_types(domain)
+    region_objs: set[str] = set()
     for o, t in problem.objects.items():
         if domain.types.is_subtype(t, "actor") or domain.types.is_subtype(t, "location"):
             keep.add(o)
+        if any(domain.types.is_subtype(t, r) for r in regions):
+            keep.add(o)
+            region_objs.add(o)
     # tools of the actions that achieve the goal's predicates
     goal_preds = {a.predicate for a in atoms(goal)} if goal else set()
     for act in domain.actions:
@@ -78,6 +138,8 @@ def relevant_objects(domain: Domain, problem: Problem) -> set[str]:
                 changed = True
             # downward one level from goal objects and kept non-location containers: blockers, contents, liquids
             if y in keep and x not in keep and (y in goal_objs or f.predicate == "liquid_in"):
+                if y in region_objs:  # what is in a room matters to no goal about the room
+                    continue
                 if not domain.types.is_subtype(problem.objects.get(y, "object"), "location") or y in goal_objs:
                     keep.add(x)
                     changed = True
@@ -92,11 +154,14 @@ def reduce_problem(problem: Problem, keep: set[str]) -> Problem:
 
 
 class PruningPlanner:
-    """Wraps a planner; prunes objects when the problem has more than ``threshold``."""
+    """Wraps a planner; prunes objects when the problem has more than ``threshold``. A plan
+    from the reduced task must pass ``check`` (default: the registered plan check) in the
+    full task; if it does not, or the reduced task has no plan, the full task is planned."""
 
-    def __init__(self, inner: Planner, threshold: int = 40):
+    def __init__(self, inner: Planner, threshold: int = 40, check: Optional[PlanCheck] = None):
         self.inner = inner
         self.threshold = threshold
+        self.check = check
         self.name = f"{inner.name}+prune"
         self.last_report: PruneReport | None = None
 
@@ -114,11 +179,23 @@ class PruningPlanner:
             return self.inner.plan(domain, problem, timeout=timeout)
         t0 = time.perf_counter()
         keep = relevant_objects(domain, problem)
+        if len(keep) >= len(problem.objects):
+            self.last_report = PruneReport(len(problem.objects), len(problem.objects), False)
+            return self.inner.plan(domain, problem, timeout=timeout)
         res = self.inner.plan(domain, reduce_problem(problem, keep), timeout=timeout)
-        if res.status in (PlanStatus.UNSOLVABLE, PlanStatus.INVALID):
-            self.last_report = PruneReport(len(problem.objects), len(problem.objects), True)
+        rejected = None
+        if res.status == PlanStatus.SOLVED:
+            check = self.check or registered_plan_check()
+            rejected = check(domain, problem, res.plan) if check is not None else None
+        if res.status in (PlanStatus.UNSOLVABLE, PlanStatus.INVALID) or rejected is not None:
+            self.last_report = PruneReport(len(problem.objects), len(problem.objects), True, rejected)
             remaining = None if timeout is None else max(0.1, timeout - (time.perf_counter() - t0))
-            return self.inner.plan(domain, problem, timeout=remaining)
+            full = self.inner.plan(domain, problem, timeout=remaining)
+            timings = {**full.timings, "pruned_to": float(len(keep)), "widened": 1.0}
+            note = (f"the plan of the task reduced to {len(keep)} of {len(problem.objects)} objects failed in the "
+                    f"full task ({rejected}); planned on the full task\n" if rejected else "")
+            return PlanResult(full.status, full.plan, full.cost, time.perf_counter() - t0, note + full.log,
+                              full.error, timings)
         self.last_report = PruneReport(len(keep), len(problem.objects), False)
         timings = dict(res.timings)
         timings["pruned_to"] = len(keep)

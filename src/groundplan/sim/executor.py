@@ -26,6 +26,7 @@ from groundplan.pddl.formula import (
 )
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.state import Evaluator, GoalReport, evaluate_goal
+from groundplan.planners.pruning import register_plan_check
 
 DEFAULT_PHRASES: Mapping[str, str] = {
     "on": "{0} is on {1}", "in": "{0} is in {1}", "at": "{0} is at {1}", "inhand": "{0} is in the hand of {1}",
@@ -242,4 +243,17 @@ def execute_plan(domain: Domain, problem: Problem, plan: Sequence[str], *, stop_
     return ExecutionTrace(tuple(results), ex.facts, ex.cost, len(plan))
 
 
-__all__ = ["Executor", "ExecutionTrace", "StepResult", "execute_plan", "Exists", "Forall"]
+def check_plan(domain: Domain, problem: Problem, plan: Sequence[str]) -> str | None:
+    """None when ``plan`` executes in ``problem`` and reaches its goal, else why not (the
+    check a planner that plans in a reduced task applies in the full one)."""
+    trace = execute_plan(domain, problem, plan)
+    if trace.failed is not None:
+        return f"step {trace.failed.step!r}: {trace.failed.reason}"
+    if problem.goal is not None and not evaluate_goal(problem.goal, domain, problem, trace.final_facts).success:
+        return "the goal does not hold after the plan"
+    return None
+
+
+register_plan_check(check_plan)
+
+__all__ = ["Executor", "ExecutionTrace", "StepResult", "check_plan", "execute_plan", "Exists", "Forall"]
