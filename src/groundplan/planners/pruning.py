@@ -55,6 +55,11 @@ def registered_plan_check() -> Optional[PlanCheck]:
     return _PLAN_CHECKS[-1] if _PLAN_CHECKS else None
 
 
+#: in a domain with region types, a goal's quantified type with more objects than this keeps
+#: them but not what stands on or in each (the plan check guards the rest)
+MANY = 3
+
+
 @dataclass(frozen=True)
 class PruneReport:
     kept: int
@@ -101,15 +106,47 @@ def region_types(domain: Domain) -> set[str]:
             and not domain.types.is_subtype(t, "actor") and not domain.types.is_subtype(t, "location")}
 
 
-def relevant_objects(domain: Domain, problem: Problem) -> set[str]:
+def existential_types(f, positive: bool = True) -> tuple[set[str], set[str]]:
+    """(types only an ``exists`` in a positive place quantifies, every other quantified type)."""
+    if isinstance(f, (Forall, Exists)):
+        ex, other = existential_types(f.body, positive)
+        mine = {v.type for v in f.vars}
+        return (ex | mine, other) if isinstance(f, Exists) and positive else (ex, other | mine)
+    if isinstance(f, (And, Or)):
+        parts = [existential_types(a, positive) for a in f.args]
+        return set().union(*(p[0] for p in parts)), set().union(*(p[1] for p in parts))
+    if isinstance(f, Not):
+        return existential_types(f.arg, not positive)
+    if isinstance(f, Imply):
+        a, b = existential_types(f.left, not positive), existential_types(f.right, positive)
+        return a[0] | b[0], a[1] | b[1]
+    return set(), set()
+
+
+def relevant_objects(domain: Domain, problem: Problem, few: int | None = None) -> set[str]:
+    """``few``: of a type only a positive ``exists`` of the goal ranges over, keep the first
+    ``few`` objects (by name) instead of all (a first, smaller try: VirtualHome's "a plate"
+    has 8 candidates, each with its containers)."""
     goal = problem.goal
     keep: set[str] = {o for a in atoms(goal) for o in a.args if not o.startswith("?")} if goal else set()
     keep &= set(problem.objects) | set(domain.constants)
+    many: set[str] = set()  # objects of a type the goal quantifies over that has many objects
+    ex_only: set[str] = set()
+    if goal is not None and few is not None:
+        ex, other = existential_types(goal)
+        ex_only = ex - other
     for t in quantified_types(goal) if goal else ():
-        keep |= set(problem.objects_of_type(domain, t))
+        objs = set(problem.objects_of_type(domain, t))
+        if t in ex_only and len(objs) > few:
+            objs = set(sorted(objs)[:few])
+        keep |= objs
+        if len(objs) > MANY:
+            many |= objs
     goal_objs = set(keep)
     # agents and locations, and every object of a type the domain quantifies over
     regions = region_types(domain)
+    if not regions:  # the household-style domains: blockers on every goal object matter
+        many = set()
     region_objs: set[str] = set()
     for o, t in problem.objects.items():
         if domain.types.is_subtype(t, "actor") or domain.types.is_subtype(t, "location"):
@@ -138,8 +175,8 @@ def relevant_objects(domain: Domain, problem: Problem) -> set[str]:
                 changed = True
             # downward one level from goal objects and kept non-location containers: blockers, contents, liquids
             if y in keep and x not in keep and (y in goal_objs or f.predicate == "liquid_in"):
-                if y in region_objs:  # what is in a room matters to no goal about the room
-                    continue
+                if y in region_objs or y in many:  # what is in a room, or on every floor a goal
+                    continue                          # ranges over (VirtualHome: 30), is not kept
                 if not domain.types.is_subtype(problem.objects.get(y, "object"), "location") or y in goal_objs:
                     keep.add(x)
                     changed = True
@@ -182,11 +219,20 @@ class PruningPlanner:
         if len(keep) >= len(problem.objects):
             self.last_report = PruneReport(len(problem.objects), len(problem.objects), False)
             return self.inner.plan(domain, problem, timeout=timeout)
-        res = self.inner.plan(domain, reduce_problem(problem, keep), timeout=timeout)
-        rejected = None
-        if res.status == PlanStatus.SOLVED:
-            check = self.check or registered_plan_check()
-            rejected = check(domain, problem, res.plan) if check is not None else None
+        check = self.check or registered_plan_check()
+        stages = [keep]
+        if region_types(domain):  # VirtualHome-like: first a few of each "exists" goal type's objects
+            first = relevant_objects(domain, problem, few=MANY)
+            if len(first) < len(keep):
+                stages.insert(0, first)
+        for keep in stages:
+            left = None if timeout is None else max(0.1, timeout - (time.perf_counter() - t0))
+            res = self.inner.plan(domain, reduce_problem(problem, keep), timeout=left)
+            rejected = None
+            if res.status == PlanStatus.SOLVED:
+                rejected = check(domain, problem, res.plan) if check is not None else None
+            if res.status not in (PlanStatus.UNSOLVABLE, PlanStatus.INVALID) and rejected is None:
+                break
         if res.status in (PlanStatus.UNSOLVABLE, PlanStatus.INVALID) or rejected is not None:
             self.last_report = PruneReport(len(problem.objects), len(problem.objects), True, rejected)
             remaining = None if timeout is None else max(0.1, timeout - (time.perf_counter() - t0))
