@@ -46,7 +46,7 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                           {"mention_groups": False}, True),
     "no-clause-rewrite": ("minus verbless conjuncts and dropping reason clauses",
                           {"verbless_clauses": False, "drop_context_clauses": False}, True),
-    "no-class-uses": ("the needs each class meets off (knowledge/class_uses.yaml; the default since round 2)",
+    "no-class-uses": ("the needs each class meets off (knowledge/class_uses.yaml; off by default in round 2, on since round 3)",
                       {"class_uses": False}, True),
     "with-class-uses": ("plus the needs each class meets as phrases (knowledge/class_uses.yaml)", {"class_uses": True},
                         True),

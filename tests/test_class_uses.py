@@ -27,5 +27,6 @@ def test_rendered_only_when_on():
         assert ("I want a cold fizzy drink" in coke.phrases) is on
 
 
-def test_default_is_off():
-    assert SearchOptions().class_uses is False  # decided on generated tuning data (heldout.md)
+def test_default_is_on():
+    # off in round 2, on since round 3: decided on generated tuning set 3 (round3_tuning.md)
+    assert SearchOptions().class_uses is True

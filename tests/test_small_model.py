@@ -323,3 +323,55 @@ def test_goal_command_defaults_to_goalsearch():
 
     out = json.loads(r.stdout)
     assert out["goal"] == "(and (inhand coke0 human0) (in banana0 trash_can0))" and out["plan"]
+
+
+# ------------------------------------------------------------------ issue 21, round 3
+
+
+def _analysis3(kitchen, text):
+    from groundplan.methods.small_model.mentions import Lexicon, analyze
+
+    d, p = kitchen.domain, kitchen.problem
+    view = scene_view(d, p)
+
+    def is_a(o, t):
+        ot = p.type_of(d, o)
+        return ot is not None and d.types.is_subtype(ot, t)
+
+    return analyze(text, view, Lexicon(view, is_a, functions=True, states=True), keep=True, singular_all=True)
+
+
+def test_function_groups_by_affordance_and_filled_containers(kitchen):
+    # coke is drinkable; the bottle holds water (drinkable): both are things to drink
+    assert _analysis3(kitchen, "bring me all the things to drink").group == {"coke0", "bottle0"}
+    assert _analysis3(kitchen, "hand me every one of the drinks").group == {"coke0", "bottle0"}
+    assert not _analysis3(kitchen, "hand me one of the drinks").group  # one of them
+    assert _analysis3(kitchen, "bring me two things to drink").count == 2
+
+
+def test_kept_objects_and_just_no(kitchen):
+    an = _analysis3(kitchen, "bring me the cup, the sponge stays on the counter")
+    assert an.kept == {"sponge0"} and "sponge0" in an.excluded and "counter" not in an.text
+    an = _analysis3(kitchen, "hand me the cup but leave the sponge on the counter")
+    assert an.kept == {"sponge0"} and "counter" not in an.text
+    assert _analysis3(kitchen, "bring me some fruit, just no bananas").excluded == {"banana0"}
+
+
+@needs_minilm
+@pytest.mark.parametrize("instruction,expected", [
+    ("slice the apple", {"(chopped apple0)"}),
+    ("pour the water into the cup", {"(liquid_in water0 cup0)"}),
+    ("put water in the cup and hand it to me", {"(liquid_in water0 cup0)", "(inhand cup0 human0)"}),
+    ("hand me the cup but leave the sponge on the counter", {"(inhand cup0 human0)", "(on sponge0 counter0)"}),
+    ("put the apple on the table and chop it", {"(on apple0 table0)", "(chopped apple0)"}),
+])
+def test_structures_of_round_3(searcher, kitchen, instruction, expected):
+    res = searcher.search(instruction, kitchen.domain, kitchen.problem)
+    assert {a.pddl() for a in res.goals[0].atoms} == expected, (res.structure, res.clauses, res.goals[:3])
+
+
+@needs_minilm
+def test_round_3_switches_off(encoder, kitchen):
+    off = GoalSearcher(encoder, options=SearchOptions(state_verbs=False, keep_in_place=False))
+    res = off.search("hand me the cup but leave the sponge on the counter", kitchen.domain, kitchen.problem)
+    assert "(on sponge0 counter0)" not in {a.pddl() for a in res.goals[0].atoms}
