@@ -82,13 +82,30 @@ class LLMs:
         return self._made[spec]
 
 
+def row_labels(arg: str, labels: list[str]) -> set[str]:
+    """``--rows`` as row labels: comma-separated, where a label may hold a comma itself
+    ("LLM+P, oracle" is one row, not "LLM+P" and "oracle")."""
+    parts, out, i = arg.split(","), set(), 0
+    while i < len(parts):
+        for j in range(len(parts), i, -1):  # the longest run of parts that is a label
+            if ",".join(parts[i:j]).strip() in labels:
+                out.add(",".join(parts[i:j]).strip())
+                i = j
+                break
+        else:
+            out.add(parts[i].strip())
+            i += 1
+    return out
+
+
 def redo(args: argparse.Namespace) -> None:
     """Remove the selected cells' records from episodes.jsonl (``--rows`` / ``--datasets`` /
     ``--kinds`` select them, as for a run)."""
     from groundplan.bench.adapters import ROWS
 
     kinds = set(args.kinds.split(","))
-    labels = {r.label for r in ROWS if r.kind in kinds and (not args.rows or r.label in args.rows.split(","))}
+    wanted = row_labels(args.rows, [r.label for r in ROWS]) if args.rows else None
+    labels = {r.label for r in ROWS if r.kind in kinds and (wanted is None or r.label in wanted)}
     datasets = set(args.datasets.split(",")) if args.datasets else None
     keep = [r for r in load_records() if not (r["row"] in labels and (datasets is None or r["dataset"] in datasets))]
     dropped = len(load_records()) - len(keep)
@@ -104,6 +121,7 @@ def run_cells(args: argparse.Namespace) -> None:
 
     kinds = set(args.kinds.split(","))
     datasets = [d for d in DATASETS if not args.datasets or d in args.datasets.split(",")]
+    wanted = row_labels(args.rows, [r.label for r in ROWS]) if args.rows else None
     done = {(r["row"], r["dataset"], r["task_id"]) for r in load_records()}
     llms = LLMs(args.threads)
     planner = get_planner()
@@ -111,7 +129,7 @@ def run_cells(args: argparse.Namespace) -> None:
     task_cache: dict[str, list[Any]] = {}
     OUT.mkdir(parents=True, exist_ok=True)
     for row in ROWS:
-        if row.kind not in kinds or (args.rows and row.label not in args.rows.split(",")):
+        if row.kind not in kinds or (wanted is not None and row.label not in wanted):
             continue
         for d in datasets:
             if d not in task_cache:
