@@ -383,12 +383,14 @@ def factor_common_disjuncts(f):
 
 
 def without_duplicate_actions(domain: Domain, problem: Problem) -> Domain:
-    """The domain without an action that repeats an earlier one: the same parameter names,
-    precondition and effects, and parameters whose objects in ``problem`` are all objects of
-    the earlier action's parameter types. Every ground instance of it is then a ground
-    instance of the earlier action with the same precondition and effects, so no plan is lost;
-    the translator grounds it once. (VirtualHome's skill set has RUN and WALKTOWARDS as WALK,
-    PUT as PUTBACK, RELEASE as DROP, RINSE and SCRUB as WASH: half of its heaviest operators.)"""
+    """The domain as the translator gets it: preconditions with shared disjuncts factored
+    (``factor_common_disjuncts``), and without an action that repeats an earlier one: the
+    same parameter names, precondition and effects, and parameters whose objects in
+    ``problem`` are all objects of the earlier action's parameter types. Every ground instance
+    of it is then a ground instance of the earlier action with the same precondition and
+    effects, so no plan is lost; the translator grounds it once. (VirtualHome's skill set has
+    RUN and WALKTOWARDS as WALK, PUT as PUTBACK, RELEASE as DROP, RINSE and SCRUB as WASH,
+    MOVE as PULL, POINTAT as LOOKAT: 47 actions, 36 distinct.)"""
     def objects(t: str) -> frozenset[str]:
         return frozenset(problem.objects_of_type(domain, t))
 
