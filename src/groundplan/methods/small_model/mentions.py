@@ -352,6 +352,10 @@ def _clause_end(text: str, start: int) -> int:
     return m.start() if m else len(text)
 
 
+def _is_pronoun(words: str) -> bool:
+    return words.strip().lower() in ("it", "them", "this", "that", "these", "those", "this one", "that one")
+
+
 def _one_of(before: list[str]) -> bool:
     """"one of the", "any of": one member of a plural ("every one of the" is all of them)."""
     for n in (3, 2):
@@ -372,13 +376,16 @@ def _negated_spans(text: str, keep: bool = False) -> list[tuple[int, int]]:
         # "isn't coke" / "not the banana": the span is the cue and what follows it
         spans.append((m.start(), end))
     for m in _LEAVE.finditer(text):
+        if keep and _is_pronoun(m.group(2)):
+            continue  # "pick up the spoon and leave it on the counter": a placement, nothing kept
         spans.append((m.start(), _clause_end(text, m.end(2)) if keep else m.end(2)))
     if keep:
         for m in _NO_CUE.finditer(text):
             end_m = _NEG_END.search(text, m.end())
             spans.append((m.start(), end_m.start() if end_m else len(text)))
         for m in _STAYS.finditer(text):
-            spans.append((m.start(), _clause_end(text, m.end())))
+            if not _is_pronoun(m.group(2)):
+                spans.append((m.start(), _clause_end(text, m.end())))
     spans.sort()
     merged: list[tuple[int, int]] = []
     for s, e in spans:
@@ -392,7 +399,8 @@ def _negated_spans(text: str, keep: bool = False) -> list[tuple[int, int]]:
 def _kept_objects(text: str, mentions: list[Mention]) -> set[str]:
     """The objects of "leave / keep the X ..." and "the X stays ...": the first mention of each."""
     out: set[str] = set()
-    starts = [m.start(2) for m in _LEAVE.finditer(text)] + [m.start(2) for m in _STAYS.finditer(text)]
+    starts = [m.start(2) for m in list(_LEAVE.finditer(text)) + list(_STAYS.finditer(text))
+              if not _is_pronoun(m.group(2))]
     for st in starts:
         m = next((x for x in mentions if x.start >= st and not x.category), None)
         if m is not None and m.start - st < 30:
@@ -416,6 +424,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             excluded |= set(m.objects)
         else:
             kept.append(m)
+    excluded -= {view.place.get(o) for o in kept_objs}  # "leave the X on the counter": the counter is not excluded
     positive = text
     for s, e in reversed(spans):
         positive = positive[:s] + " " + positive[e:]
