@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shlex
 import signal
 import sys
 import time
@@ -28,6 +29,7 @@ from typing import Any, Optional, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 OUT = Path(__file__).resolve().parent / "results" / "cross"
+COMMANDS = "commands.txt"
 EPISODES = OUT / "episodes.jsonl"
 
 
@@ -228,11 +230,15 @@ def report(args: argparse.Namespace) -> None:
         matrix.append(mrow)
         status_grid.append(srow)
     workaround = any(r.get("workaround") for r in recs)
+    runs = (OUT / COMMANDS).read_text().strip().splitlines() if (OUT / COMMANDS).is_file() else []
     head = ("# Cross-table: every method on every benchmark it can be adapted to (issue 23)\n\n"
             "Command (regenerates everything: runs the cells not yet in `episodes.jsonl`, then writes this file "
             "and `cross_table.png`):\n\n"
             f"    .venv/bin/python benchmarks/cross_table.py --n {args.n} --n-embedded {args.n_embedded} "
             f"--seed {args.seed} --cell-budget {args.cell_budget:.0f} --task-timeout {args.task_timeout:.0f}\n\n"
+            + (f"The runs that recorded the episodes in `episodes.jsonl`, in order (`{COMMANDS}`; later runs "
+               "with `--redo` replaced the cells they name):\n\n" + "".join(f"    {r}\n" for r in runs) + "\n"
+               if runs else "") +
             f"**Seeded samples per cell** (seed {args.seed}): {args.n} tasks for oracle and replay rows, "
             f"{args.n_embedded} for embedded-model rows (SmolLM2-135M, one thread"
             f"{', one-token micro-batches: host workaround in benchmarks/saycan_llm.py' if workaround else ''}), "
@@ -309,6 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.redo and not args.report_only:
         redo(args)
     if not args.report_only:
+        with (OUT / COMMANDS).open("a") as fh:  # provenance: which command recorded which cells
+            fh.write(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) + ": .venv/bin/python benchmarks/cross_table.py "
+                     + shlex.join(sys.argv[1:] if argv is None else list(argv)) + "\n")
         run_cells(args)
     report(args)
     return 0
