@@ -198,6 +198,13 @@ def generate(n_scenes: int, per_scene: int, seed: int = 7, extras: int = 0, impl
     return scenes, tasks
 
 
+def _class_group(items, nm, rng):
+    """A class with at least two of the items, and those items (None when there is none)."""
+    groups = [(c, [i for i in items if nm.cls[i] == c]) for c in nm.by_cls]
+    groups = [(c, g) for c, g in groups if len(g) >= 2]
+    return rng.choice(groups) if groups else None
+
+
 def _atom_text(pred: str, *args: str) -> str:
     return f"({pred} {' '.join(args)})"
 
@@ -328,11 +335,10 @@ def _all(rng, nm, items, fixtures, conts, closed):
         return (rng.choice(["move everything from {s} to {d}", "put all the things on {s} onto {d}"]).format(
             s=nm.np(src, rng), d=nm.np(dest, rng)), "(and " + " ".join(_atom_text("on", i, dest) for i in here) + ")")
     if kind == "class":
-        groups = [(c, [i for i in items if nm.cls[i] == c]) for c in nm.by_cls]
-        groups = [(c, g) for c, g in groups if len(g) >= 2]
-        if not groups:
+        picked = _class_group(items, nm, rng)
+        if picked is None:
             return None
-        c, g = rng.choice(groups)
+        c, g = picked
         label = _plural(c)
     else:
         cat, classes = rng.choice(list(CATEGORIES.items()))
@@ -459,11 +465,10 @@ def _r3_all(rng, nm, items, fixtures, conts, closed, extra):
                            "unload {f} onto {d}"]).format(f=nm.np(fr[0], rng), d=nm.np(d, rng))
         return text, "(and " + " ".join(_atom_text("on", i, d) for i in here) + ")"
     if kind == "every":
-        groups = [(c, [i for i in items if nm.cls[i] == c]) for c in nm.by_cls]
-        groups = [(c, g) for c, g in groups if len(g) >= 2]
-        if not groups:
+        picked = _class_group(items, nm, rng)
+        if picked is None:
             return None
-        c, g = rng.choice(groups)
+        c, g = picked
         if rng.random() < 0.5:
             return (rng.choice(["bring me every {w} you can find", "hand me each {w}", "get me every single {w}"]).format(
                 w=_word(c)), "(and " + " ".join(_atom_text("inhand", i, "human0") for i in g) + ")")

@@ -257,7 +257,7 @@ def test_batched_goal_scoring_matches_token_by_token():
 # ------------------------------------------------------------------ issue 21: mentions, negation, groups
 
 
-def _analysis(kitchen, text):
+def _analysis(kitchen, text, lexicon=None, **options):
     from groundplan.methods.small_model.mentions import Lexicon, analyze
 
     d, p = kitchen.domain, kitchen.problem
@@ -267,7 +267,7 @@ def _analysis(kitchen, text):
         ot = p.type_of(d, o)
         return ot is not None and d.types.is_subtype(ot, t)
 
-    return analyze(text, view, Lexicon(view, is_a))
+    return analyze(text, view, Lexicon(view, is_a, **(lexicon or {})), **options)
 
 
 def test_negation_excludes_objects_and_drops_their_words(kitchen):
@@ -329,16 +329,8 @@ def test_goal_command_defaults_to_goalsearch():
 
 
 def _analysis3(kitchen, text):
-    from groundplan.methods.small_model.mentions import Lexicon, analyze
-
-    d, p = kitchen.domain, kitchen.problem
-    view = scene_view(d, p)
-
-    def is_a(o, t):
-        ot = p.type_of(d, o)
-        return ot is not None and d.types.is_subtype(ot, t)
-
-    return analyze(text, view, Lexicon(view, is_a, functions=True, states=True), keep=True, singular_all=True)
+    """The analysis with round 3's lexicon (function groups, state verbs) and options on."""
+    return _analysis(kitchen, text, lexicon=dict(functions=True, states=True), keep=True, singular_all=True)
 
 
 def test_function_groups_by_affordance_and_filled_containers(kitchen):
