@@ -205,6 +205,15 @@ def _class_group(items, nm, rng):
     return rng.choice(groups) if groups else None
 
 
+def _r3_group(items, nm, rng):
+    """A function-named group (R3_GROUPS) with at least two of the items: its words and members."""
+    opts = [(cl, words) for cl, words in R3_GROUPS.values() if len(_group_members(items, nm, cl)) >= 2]
+    if not opts:
+        return None
+    classes, words = rng.choice(opts)
+    return words, _group_members(items, nm, classes)
+
+
 def _atom_text(pred: str, *args: str) -> str:
     return f"({pred} {' '.join(args)})"
 
@@ -475,11 +484,10 @@ def _r3_all(rng, nm, items, fixtures, conts, closed, extra):
         d = rng.choice(fixtures)
         return (rng.choice(["put every {w} on {l}", "each {w} goes on {l}"]).format(w=_word(c), l=nm.np(d, rng)),
                 "(and " + " ".join(_atom_text("on", i, d) for i in g) + ")")
-    opts = [(cl, words) for cl, words in R3_GROUPS.values() if len(_group_members(items, nm, cl)) >= 2]
-    if not opts:
+    picked = _r3_group(items, nm, rng)
+    if picked is None:
         return None
-    classes, words = rng.choice(opts)
-    g = _group_members(items, nm, classes)
+    words, g = picked
     label = rng.choice(words)
     how = rng.choice(("give", "on", "in"))
     if how == "give":
@@ -639,11 +647,10 @@ def _r3_negation(rng, nm, items, fixtures, conts, closed, extra):
                            "give me any of the {cat}, no {x} though"]).format(cat=cat, x=_plural(xc))
         return text, "(and (or " + " ".join(_atom_text("inhand", m, "human0") for m in rest) + ") " + \
             " ".join(f"(not {_atom_text('inhand', m, 'human0')})" for m in xs) + ")"
-    opts = [(cl, words) for cl, words in R3_GROUPS.values() if len(_group_members(items, nm, cl)) >= 2]
-    if not opts:
+    picked = _r3_group(items, nm, rng)
+    if picked is None:
         return None
-    classes, words = rng.choice(opts)
-    g = _group_members(items, nm, classes)
+    words, g = picked
     x = rng.choice(g)
     rest = [m for m in g if m != x]
     label = rng.choice([w for w in words if not w.startswith("something")])
