@@ -155,10 +155,25 @@ def render(atom: Atom, view: SceneView, *, with_source: bool = True, affordances
     if keys[0] == "inhand/human" and class_uses:
         out.extend(class_uses)  # what this class is for, as needs ("I am thirsty")
     if with_source and len(atom.args) == 1:
-        need = (t.get("needs") or {}).get(f"{atom.predicate}/{view.cls(atom.args[0])}")
+        need = need_phrases(atom, view)
         if need:
-            out.extend([need] if isinstance(need, str) else need)
+            out.extend(tpl.format(*words) for tpl in need)
     return tuple(out)
+
+
+def need_phrases(atom: Atom, view: SceneView) -> tuple[str, ...]:
+    """What a state change is for ("it is stuffy in here": a window opened), by predicate and
+    class of its object, else its head noun (``garage_door``: a door), else by predicate alone
+    (``{0}`` is the object's words); () when nothing is written for it."""
+    needs = phrase_templates().get("needs") or {}
+    if len(atom.args) != 1:
+        return ()
+    cls = view.cls(atom.args[0])
+    for key in (f"{atom.predicate}/{cls}", f"{atom.predicate}/{cls.rsplit('_', 1)[-1]}", atom.predicate):
+        need = needs.get(key)
+        if need:
+            return tuple([need] if isinstance(need, str) else need)
+    return ()
 
 
 @dataclass(frozen=True)
@@ -246,5 +261,5 @@ def _plausible(atom: Atom, view: SceneView, is_a) -> bool:
     return True
 
 
-__all__ = ["CandidateAtom", "CandidateOptions", "SceneView", "enumerate_atoms", "frame_of", "phrase_templates",
+__all__ = ["CandidateAtom", "CandidateOptions", "SceneView", "enumerate_atoms", "frame_of", "need_phrases", "phrase_templates",
            "render", "scene_view", "split_name"]

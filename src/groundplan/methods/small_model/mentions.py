@@ -65,6 +65,18 @@ def functions_data() -> dict:
 
 
 @lru_cache(maxsize=1)
+def synonyms() -> dict[str, tuple[str, ...]]:
+    """``prompts/small_model/synonyms.yaml``: a name -> the other names of its group (round 4)."""
+    text = resources.files("groundplan.prompts.small_model").joinpath("synonyms.yaml").read_text()
+    out: dict[str, tuple[str, ...]] = {}
+    for group in yaml.safe_load(text) or []:
+        names = [str(n).replace("_", " ").lower() for n in group]
+        for n in names:
+            out[n] = tuple(dict.fromkeys(o for o in names if o != n))
+    return out
+
+
+@lru_cache(maxsize=1)
 def categories() -> dict[str, dict]:
     text = resources.files("groundplan.prompts.small_model").joinpath("categories.yaml").read_text()
     return yaml.safe_load(text) or {}
@@ -134,7 +146,7 @@ class Lexicon:
     """The scene's nouns: class names (singular / plural), categories, place names."""
 
     def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
-                 functions: bool = False, states: bool = False):
+                 functions: bool = False, states: bool = False, synonyms_on: bool = False):
         self.view = view
         self.states = states
         #: groups named by function (round 3): (pattern, members, name)
@@ -152,10 +164,16 @@ class Lexicon:
         self.by_cls = {c: sorted(v, key=lambda n: split_name(n)[1]) for c, v in by_cls.items()}
         forms: list[tuple[str, str, bool]] = []  # (phrase, class, plural)
         heads: dict[str, list[str]] = {}
+        names = {c.replace("_", " ").replace("-", " ").lower() for c in self.by_cls}
         for c in self.by_cls:
             noun = c.replace("_", " ").replace("-", " ").lower()
             forms.append((noun, c, False))
             forms += [(p, c, True) for p in plural_forms(noun)]
+            if synonyms_on:  # "the fridge" for a refrigerator (round 4)
+                for other in synonyms().get(noun, ()):
+                    if other not in names:
+                        forms.append((other, c, False))
+                        forms += [(p, c, True) for p in plural_forms(other)]
             if " " in noun:  # "lime soda" is a soda, "kitchen knife" a knife
                 heads.setdefault(noun.split()[-1], []).append(c)
         for head, classes in heads.items():

@@ -39,9 +39,11 @@ from groundplan.methods.small_model.candidates import (
     CandidateOptions,
     SceneView,
     enumerate_atoms,
+    need_phrases,
     scene_view,
 )
-from groundplan.methods.small_model.mentions import Analysis, Lexicon, analyze, functions
+from groundplan.methods.small_model.mentions import PERSON, Analysis, Lexicon, analyze, functions
+from groundplan.methods.small_model.needs import INFINITIVE, is_need_statement, strip_purpose, wanted
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.goal import check_goal, parse_goal
@@ -126,6 +128,20 @@ class SearchOptions:
     #: the function's members (by the scene's affordances) gets ``w_need``
     need_functions: bool = True
     w_need: float = 0.15
+    # ---- round 4 (issue 21)
+    #: an instruction none of whose clauses asks for an action states a need ("my throat is
+    #: dry", "someone's at the door"): atoms other than handing the person something or a state
+    #: change written for a need (prompts/small_model/phrases.yaml ``needs``) lose ``w_need_mode``,
+    #: and objects it names only as context ("these walnuts won't crack") are not what it asks for
+    need_mode: bool = True
+    w_need_mode: float = 0.3
+    #: multi-step references: "close the lid (again)" closes what was opened; a state a clause
+    #: asks for counts even when it holds now ("get the juice out of the fridge and close the
+    #: fridge"); "from it" is a source; "pour milk over them" goes where they are; "fill it" fills it
+    multistep_refs: bool = True
+    #: other names of a class in mentions ("the fridge" for a refrigerator, "crisps" for chips;
+    #: prompts/small_model/synonyms.yaml)
+    synonyms: bool = True
 
 
 @dataclass(frozen=True)
@@ -191,7 +207,7 @@ class GoalSearcher:
     def scene(self, domain: Domain, problem: Problem):
         key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
                self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
-               self.options.function_groups, self.options.state_verbs)
+               self.options.function_groups, self.options.state_verbs, self.options.synonyms)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -211,7 +227,8 @@ class GoalSearcher:
                 return ot is not None and types.is_subtype(ot, t)
 
             hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.function_groups,
-                                                   states=self.options.state_verbs))
+                                                   states=self.options.state_verbs,
+                                                   synonyms_on=self.options.synonyms))
             self._scenes.put(key, hit)
         return hit
 
@@ -276,15 +293,24 @@ class GoalSearcher:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
                          keep=opts.keep_in_place, singular_all=opts.singular_all)
         text = an.text if an is not None else instruction
+        if opts.multistep_refs:
+            text = strip_purpose(text)
         scores, near, parts, _ = self._scores(text, cands, emb, owner)
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
         one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)]) < 2
-        sb = self._state_bonus(text, cands, lex) if opts.state_verbs and one_clause else np.zeros(len(cands))
+        need = opts.need_mode and is_need_statement(text)
+        # "I want to slice the bread": the person slices it (a knife), unless the state is asked for
+        sb = self._state_bonus(text, cands, lex, person_does=need) if opts.state_verbs and one_clause \
+            else np.zeros(len(cands))
         scores = scores + sb
         if opts.need_functions and opts.function_groups and not sb.any():
             scores = scores + self._need_bonus(text, cands, lex)
+        if opts.multistep_refs:  # "the bottle out of the fridge": a source, not a destination
+            scores = scores + self._clause_refs(text, [], cands, lex, person=False)
+        if need:
+            scores = scores + self._need_mode(instruction, an, cands, view)
         order = list(np.argsort(-scores))
         timings["score"] = time.perf_counter() - t1
         keep = self._keep_atoms(an, view, cands) if an is not None and opts.keep_in_place else ()
@@ -295,7 +321,10 @@ class GoalSearcher:
         if opts.decomposition:
             words = _WORD.findall(text.lower())
             multi: Optional[GoalCandidate] = None
-            if an is not None and an.group:
+            if an is not None and an.group and not (need and not any(
+                    wanted(instruction, m.start) for m in an.mentions if m.objects & an.group)):
+                # (a need's group only when it is what is wished for: "I'd like to chop some
+                # vegetables" asks for a knife, "I'd like some fruit" for fruit)
                 multi = self._group_goal(an, cands, scores, order)
             # no group from the mentions (a noun the scene's classes do not spell): issue 10's
             # word-level groups ("visit all the locations", "bring me two colas")
@@ -306,7 +335,7 @@ class GoalSearcher:
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
                 if k >= 2:
                     multi = self._count_group(k, cands, scores, order)
-            if multi is None:
+            if multi is None and not need:  # a need is met by one thing
                 clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
                 if opts.verbless_clauses or opts.drop_context_clauses:
                     clauses = self._rewrite_clauses(clauses, lex)
@@ -465,7 +494,8 @@ class GoalSearcher:
                     cl = " ".join(vwords + [cl])
             out.append(cl)
         if self.options.drop_context_clauses and len(out) >= 2:
-            named = [bool(lex.mentions_simple(c)) or bool(_PRONOUN.search(c)) for c in out]
+            named = [bool(lex.mentions_simple(c)) or bool(_PRONOUN.search(c))
+                     or bool(self.options.multistep_refs and _CLOSE.search(c)) for c in out]
             if not any(named):
                 return ()  # "I like fruits, can you bring me something I'd like?": one request
             if sum(named) >= 2:
@@ -487,8 +517,16 @@ class GoalSearcher:
                     s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
                 if states:
                     s = s + self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents))
+                if self.options.multistep_refs and lex is not None:
+                    s = s + self._clause_refs(cl, chosen, cands, lex)
             i = int(np.argmax(s))
-            if _PRONOUN.search(cl) and chosen:
+            lid = self._lid(cl, chosen, cands, lex) if states and self.options.multistep_refs else None
+            if lid is not None:
+                i = lid
+            elif self.options.multistep_refs and _SOURCE_PRONOUN.search(cl) and not _PRONOUN.search(
+                    _SOURCE_PRONOUN.sub(" ", cl)):
+                pass  # "fill a cup from it": the pronoun is where the thing comes from, not the thing
+            elif _PRONOUN.search(cl) and chosen:
                 # "... and move it to the trash": the pronoun's object is the previous clause's;
                 # "put it in the fridge and close it": the place, when the clause opens / closes
                 prev = cands[chosen[-1]].atom
@@ -497,7 +535,9 @@ class GoalSearcher:
                 if opens and prev.predicate in ("in", "on"):
                     refs = {prev.args[1]}
                 elif prev.predicate == "liquid_in":
-                    refs = {prev.args[1]}
+                    # "pour water in the cup and hand it to me": the cup; "... and warm it up": either
+                    refs = {prev.args[1], prev.args[0]} if self.options.multistep_refs and \
+                        re.search(r"\b(?:warm|heat|boil)", cl, re.IGNORECASE) else {prev.args[1]}
                 if states and opens and k > 0:
                     # "get the X out of the fridge and close it": the last thing the previous
                     # clause names that opens and closes
@@ -507,14 +547,26 @@ class GoalSearcher:
                     if named:
                         refs = {named[-1]}
                 refs -= agents
-                into = states and re.search(r"\b(?:in|into|inside|on|onto)\s+(?:it|them)\b", cl, re.IGNORECASE)
+                over = r"|over" if self.options.multistep_refs else ""
+                into = states and re.search(r"\b(?:in|into|inside|on|onto" + over + r")\s+(?:it|them)\b", cl,
+                                            re.IGNORECASE)
                 if into:
-                    # "open the fridge and put the juice in it": the pronoun is the destination
-                    dest = {prev.args[0]} - agents
-                    same = [j for j in range(len(cands)) if cands[j].atom.predicate in ("in", "on")
-                            and cands[j].atom.args[1] in dest]
+                    # "open the fridge and put the juice in it": the pronoun is the destination;
+                    # "tip the cereal into the bowl and pour milk over it": where the cereal is
+                    preds = ("in", "on", "liquid_in") if self.options.multistep_refs else ("in", "on")
+                    same = []
+                    for dest in ({prev.args[0]}, {prev.args[-1]} if len(prev.args) == 2 else set()):
+                        dest = dest - agents
+                        same = [j for j in range(len(cands)) if cands[j].atom.predicate in preds
+                                and cands[j].atom.args[1] in dest and not cands[j].holds]
+                        if same or not self.options.multistep_refs:
+                            break
                 else:
                     same = [j for j in range(len(cands)) if cands[j].focus in refs]
+                    if self.options.multistep_refs and _FILL.search(cl):
+                        # "fill it from the jug": the pronoun is the container the liquid goes into
+                        same += [j for j in range(len(cands)) if cands[j].atom.predicate == "liquid_in"
+                                 and cands[j].atom.args[1] in refs and not cands[j].holds]
                 if same:
                     i = max(same, key=lambda j: s[j])
             chosen.append(i)
@@ -535,6 +587,60 @@ class GoalSearcher:
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
                              "clauses")
 
+    def _clause_refs(self, cl: str, chosen, cands, lex: Lexicon, *, person: bool = True) -> np.ndarray:
+        """Who and which, within one clause: "... to me" hands to the person, not the robot's hand;
+        "the cup" after "fill a plastic cup" is that cup; "out of the fridge" / "from the shelf"
+        is where the thing is now (no destination; things there are meant)."""
+        out = np.zeros(len(cands))
+        w = self.options.w_mention
+        low = cl.lower()
+        if person and PERSON.search(cl):
+            for i, c in enumerate(cands):
+                if c.frame.startswith("inhand/"):
+                    out[i] += w if c.frame == "inhand/?/human" else -w
+        before = {a for i in chosen for a in cands[i].atom.args}
+        for m in lex.mentions(cl):
+            if m.category or not m.objects:
+                continue
+            if len(m.objects) > 1 and before & m.objects:
+                other = m.objects - before
+                for i, c in enumerate(cands):
+                    if c.focus in other:
+                        out[i] -= 2 * w
+            inside = {cands[i].atom.args[0] for i in chosen if cands[i].atom.predicate == "opened"}
+            if len(m.objects) > 1 and inside and re.match(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b",
+                                                          low[m.end:]):
+                # "open the box and take out the bar inside": the one in the box
+                for i, c in enumerate(cands):
+                    if c.focus in m.objects and lex.view.place.get(c.focus) not in inside:
+                        out[i] -= 2 * w
+            if re.search(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s+|your\s+|its\s+)?(?:\w+\s+)?$",
+                         low[max(0, m.start - 25):m.start]):
+                for i, c in enumerate(cands):
+                    a = c.atom.args
+                    if len(a) == 2 and a[1] in m.objects and c.atom.predicate in ("on", "in"):
+                        out[i] -= 3 * w  # taken out of it: not put into it
+                    elif lex.view.place.get(c.focus) in m.objects:
+                        out[i] += w
+        return out
+
+    def _lid(self, cl: str, chosen, cands, lex: Lexicon) -> Optional[int]:
+        """"... and close the lid (again)", "shut it behind you": a clause that closes and names
+        nothing that opens closes the last thing an earlier clause opened or put something in."""
+        if not chosen or not _CLOSE.search(cl):
+            return None
+        shut = {c.atom.args[0] for c in cands if c.atom.predicate == "closed"}
+        if any(o in shut for m in lex.mentions(cl) if not m.category for o in m.objects):
+            return None  # the clause names what it closes
+        for i in reversed(chosen):
+            a = cands[i].atom
+            target = a.args[0] if a.predicate == "opened" else a.args[1] if a.predicate in ("in", "on") and \
+                len(a.args) == 2 else None
+            if target in shut:
+                return next((j for j, c in enumerate(cands) if c.atom.predicate == "closed" and c.atom.args[0] == target),
+                            None)
+        return None
+
     @staticmethod
     def _refs(chosen, cands, cl: str, agents) -> set[str]:
         """What a pronoun of the clause refers to: the previous clause's object."""
@@ -543,13 +649,17 @@ class GoalSearcher:
         prev = cands[chosen[-1]].atom
         return {prev.args[0] if prev.predicate != "at" else prev.args[-1]} - agents
 
-    def _state_bonus(self, text: str, cands, lex: Lexicon, pronoun_refs: frozenset[str] | set[str] = frozenset()
-                     ) -> np.ndarray:
+    def _state_bonus(self, text: str, cands, lex: Lexicon, pronoun_refs: frozenset[str] | set[str] = frozenset(),
+                     person_does: bool = False) -> np.ndarray:
         """Atoms of the predicate a state verb of ``text`` names, about an object ``text`` names
-        (or a pronoun refers to), get ``w_state``."""
+        (or a pronoun refers to), get ``w_state``. ``person_does``: a need statement, where a
+        verb after "to" is what the person will do ("I want to slice the bread")."""
         out = np.zeros(len(cands))
         low = " " + " ".join(_WORD.findall(text.lower())) + " "
         preds = {p for p, verbs in _state_verbs().items() if any(f" {v} " in low for v in verbs)}
+        if person_does:
+            preds = {p for p in preds if not any(re.search(INFINITIVE + re.escape(v) + r"\b", low)
+                                                 for v in _state_verbs()[p])}
         if not preds:
             return out
         named = {o for m in lex.mentions(text) if not m.descriptor and not m.category for o in m.objects} | \
@@ -557,11 +667,25 @@ class GoalSearcher:
         if not named:
             return out
         for i, c in enumerate(cands):
-            if c.holds:
-                continue
+            if c.holds and not (self.options.multistep_refs and c.atom.predicate in ("opened", "closed")):
+                continue  # a door or lid a clause closes may be opened on the way ("... and close the fridge")
             if (c.atom.predicate in preds and any(a in named for a in c.atom.args)) or \
                     (c.atom.predicate + "/focus" in preds and c.focus in named):
                 out[i] = self.options.w_state
+        return out
+
+    def _need_mode(self, text: str, an: Optional[Analysis], cands, view: SceneView) -> np.ndarray:
+        """A need statement: handing over, or a state change written for a need; an object the
+        statement names is what it asks for only after "I'd like", "could use", ... ."""
+        out = np.zeros(len(cands))
+        context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
+            if an is not None else set()
+        for i, c in enumerate(cands):
+            if c.frame == "inhand/?/human":
+                if c.focus in context:
+                    out[i] -= 2 * self.options.w_mention  # cancels the bonus for a named object
+            elif not need_phrases(c.atom, view):
+                out[i] -= self.options.w_need_mode
         return out
 
     def _need_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
@@ -630,6 +754,10 @@ class GoalSearcher:
 
 
 _STATE_PREDICATES = frozenset({"chopped", "liquid_warm", "warm", "clean", "wet"})
+#: round 4: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
+_CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
+_SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
+_FILL = re.compile(r"\b(?:fill|refill|top\s+up|pour)\b", re.IGNORECASE)
 
 
 def _kind(predicate: str) -> str:
