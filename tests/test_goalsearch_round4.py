@@ -100,3 +100,16 @@ def test_round_4_switches_off(encoder, kitchen):
     off = GoalSearcher(encoder, options=SearchOptions(multistep_refs=False, need_mode=False, synonyms=False))
     res = off.search("open the fridge, put the apple inside and shut the door again", kitchen.domain, kitchen.problem)
     assert "(closed fridge0)" not in {a.pddl() for a in res.goals[0].atoms}
+
+
+def test_all_but_is_an_exception(kitchen):
+    from test_small_model import _analysis
+
+    an = _analysis(kitchen, "clear the counter, all but the sponge")
+    assert "sponge0" in an.excluded
+
+
+@needs_minilm
+def test_coordinated_subjects_share_the_predicate(encoder, kitchen):
+    res = GoalSearcher(encoder).search("the apple and the banana belong on the table", kitchen.domain, kitchen.problem)
+    assert {a.pddl() for a in res.goals[0].atoms} == {"(on apple0 table0)", "(on banana0 table0)"}, res.clauses

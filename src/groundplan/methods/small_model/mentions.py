@@ -43,6 +43,7 @@ _WORD = re.compile(r"[a-z0-9']+")
 #: where a negated span starts (the span runs to the next comma / clause boundary)
 _NEG_CUE = re.compile(
     r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|excluding|besides|without|"
+    r"(?<=\ball )but|(?<=\beverything )but|(?<=\banything )but|(?<=\beach )but|(?<=\bevery one )but|"
     r"(?:is|are|was)n'?t|(?:is|are)\s+not|do\s*n[o']?t\s+(?:give|bring|hand|get|take|put|move|throw|use|touch|want)"
     r"(?:\s+me)?|never|not)\b", re.IGNORECASE)
 #: "just no peanuts", ", no tomatoes though", "but no X": a bare "no" after a clause boundary (round 3)

@@ -404,6 +404,8 @@ class GoalSearcher:
             return None  # "every one of the cups" with no class named so: not every object
         else:
             pool = list(order)
+        if self.options.multistep_refs:
+            pool = [i for i in pool if scores[i] > -1.0]  # excluded objects ("all but the remote") stay
         if not pool:
             return None
         best = cands[pool[0]]
@@ -476,6 +478,8 @@ class GoalSearcher:
         to the table": "take the nail to the table", and the screw goes there too); clauses
         that name no object (an implicit need before an explicit request) are dropped when
         another clause names one."""
+        if self.options.multistep_refs:
+            clauses = self._shared_predicates(clauses, lex)
         out: list[str] = []
         for cl in clauses:
             words = _WORD.findall(cl.lower())
@@ -500,6 +504,22 @@ class GoalSearcher:
                 return ()  # "I like fruits, can you bring me something I'd like?": one request
             if sum(named) >= 2:
                 out = [c for c, n in zip(out, named) if n]
+        return tuple(out)
+
+    def _shared_predicates(self, clauses: Sequence[str], lex: Lexicon) -> tuple[str, ...]:
+        """"The cucumber and the salad belong in the fridge": a clause that is only a noun phrase
+        shares the predicate of the next clause, when that clause opens with a noun phrase too."""
+        out = list(clauses)
+        for k in range(len(out) - 2, -1, -1):
+            cl, nxt = out[k], out[k + 1]
+            ms, mn = lex.mentions_simple(cl), lex.mentions_simple(nxt)
+            if not ms or not mn:
+                continue
+            rest = _WORD.findall(cl[:ms[0].start].lower()) + _WORD.findall(cl[ms[-1].end:].lower())
+            lead = _WORD.findall(nxt[:mn[0].start].lower())
+            if all(w in self._DETS for w in rest) and all(w in self._DETS for w in lead) and \
+                    _WORD.search(nxt[mn[0].end:]):
+                out[k] = cl.rstrip(" ,;") + nxt[mn[0].end:]
         return tuple(out)
 
     def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner,
