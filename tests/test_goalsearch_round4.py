@@ -113,3 +113,17 @@ def test_all_but_is_an_exception(kitchen):
 def test_coordinated_subjects_share_the_predicate(encoder, kitchen):
     res = GoalSearcher(encoder).search("the apple and the banana belong on the table", kitchen.domain, kitchen.problem)
     assert {a.pddl() for a in res.goals[0].atoms} == {"(on apple0 table0)", "(on banana0 table0)"}, res.clauses
+
+
+@needs_minilm
+@pytest.mark.parametrize("instruction,expected", [
+    # the group's clause decides its destination; the other clause adds its own atom
+    ("put everything on the counter in the bin, then close the refrigerator",
+     {"(in bottle0 trash_can0)", "(in cup0 trash_can0)", "(in sponge0 trash_can0)", "(in apple0 trash_can0)",
+      "(closed fridge0)"}),
+    # "everything in the <synonym>": the things there
+    ("everything in the refrigerator goes onto the table", {"(on coke0 table0)", "(on salmon0 table0)"}),
+])
+def test_groups_with_other_clauses(encoder, kitchen, instruction, expected):
+    res = GoalSearcher(encoder).search(instruction, kitchen.domain, kitchen.problem)
+    assert {a.pddl() for a in res.goals[0].atoms} == expected, (res.structure, res.goals[:3])

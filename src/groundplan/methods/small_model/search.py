@@ -326,11 +326,14 @@ class GoalSearcher:
                 # (a need's group only when it is what is wished for: "I'd like to chop some
                 # vegetables" asks for a knife, "I'd like some fruit" for fruit)
                 multi = self._group_goal(an, cands, scores, order)
+                if opts.multistep_refs:
+                    multi = self._group_and_clauses(text, an, multi, cands, scores, emb, owner, bonus, lex)
             # no group from the mentions (a noun the scene's classes do not spell): issue 10's
             # word-level groups ("visit all the locations", "bring me two colas")
             fallback = an is None or not an.group
             if multi is None and fallback and any(w in ALL_WORDS for w in words):
-                multi = self._all_group(text, words, cands, scores, order, view, require_place=opts.mention_groups)
+                multi = self._all_group(text, words, cands, scores, order, view, require_place=opts.mention_groups,
+                                        lex=lex if opts.synonyms else None)
             if multi is None and fallback and (an is None or len(an.named) < 2):
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
                 if k >= 2:
@@ -388,13 +391,17 @@ class GoalSearcher:
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])), "count")
 
     def _all_group(self, instruction: str, words, cands, scores, order, view: SceneView, *,
-                   require_place: bool = False) -> Optional[GoalCandidate]:
+                   require_place: bool = False, lex: Optional[Lexicon] = None) -> Optional[GoalCandidate]:
         text = " " + " ".join(words) + " "
         # a place the instruction names ("on the table", "from the second counter")
         places = {p for p in view.place.values()}
         named = [p for p in places if " " + view.words.get(p, p).replace("the ", "", 1) + " " in text]
         if cands[order[0]].atom.predicate in ("visited", "at"):
             named = []  # "visit all the locations": the best atom is about places, not things on one
+        if not named and lex is not None:  # "everything in the fridge" for a refrigerator (synonyms)
+            low = instruction.lower()
+            named = [o for m in lex.mentions_simple(instruction) for o in sorted(m.objects) if o in places
+                     and re.search(r"\b(?:in|on|from|off|out\s+of)\s+(?:the\s+|my\s+)?$", low[max(0, m.start - 15):m.start])]
         if named:
             # the longest name wins ("second counter" over "counter")
             named.sort(key=lambda p: -len(view.words.get(p, p)))
@@ -505,6 +512,42 @@ class GoalSearcher:
             if sum(named) >= 2:
                 out = [c for c, n in zip(out, named) if n]
         return tuple(out)
+
+    def _group_and_clauses(self, text: str, an: Analysis, multi: Optional[GoalCandidate], cands, scores, emb, owner,
+                           bonus, lex: Lexicon) -> Optional[GoalCandidate]:
+        """"Put both knives in the box, then close the fridge": the group's clause alone decides
+        the group's atoms (the box, not the fridge), and each other clause adds its own atom."""
+        clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
+        if len(clauses) < 2:
+            return multi
+        at = [k for k, cl in enumerate(clauses) if any(m.objects & an.group for m in lex.mentions(cl))
+              or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(cl.lower()))]
+        if not at:
+            return multi
+        g = at[0]
+        s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
+        s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
+        group = self._group_goal(an, cands, s, list(np.argsort(-s)))
+        if group is None:
+            return multi
+        chosen = [next(j for j, c in enumerate(cands) if c.atom == a) for a in group.atoms]
+        atoms = list(group.atoms)
+        rest = self._rewrite_clauses(tuple(cl for k, cl in enumerate(clauses) if k != g), lex)
+        for cl in rest:
+            if not (lex.mentions_simple(cl) or _CLOSE.search(cl)):
+                continue
+            if all(o in an.group for m in lex.mentions(cl) for o in m.objects) and not _CLOSE.search(cl):
+                continue  # another clause about the group ("... and put them all away")
+            i = self._lid(cl, chosen, cands, lex)
+            if i is None:
+                sc, _, _, _ = self._scores(cl, cands, emb, owner)
+                sc = sc + self.options.w_clause_context * scores + np.minimum(bonus, 0.0) + \
+                    self._state_bonus(cl, cands, lex) + self._clause_refs(cl, chosen, cands, lex)
+                i = int(np.argmax(sc))
+            if all(cands[i].focus != cands[j].focus for j in chosen):
+                atoms.append(cands[i].atom)
+                chosen.append(i)
+        return GoalCandidate(tuple(atoms), group.score, group.source)
 
     def _shared_predicates(self, clauses: Sequence[str], lex: Lexicon) -> tuple[str, ...]:
         """"The cucumber and the salad belong in the fridge": a clause that is only a noun phrase
@@ -619,6 +662,12 @@ class GoalSearcher:
                 if c.frame.startswith("inhand/"):
                     out[i] += w if c.frame == "inhand/?/human" else -w
         before = {a for i in chosen for a in cands[i].atom.args}
+        if person:  # the destination this clause names ("... in the bin"), not one another clause names
+            here = {o for m in lex.mentions_simple(cl) if not m.descriptor for o in m.objects}
+            for i, c in enumerate(cands):
+                a = c.atom.args
+                if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
+                    out[i] += w
         for m in lex.mentions(cl):
             if m.category or not m.objects:
                 continue
@@ -704,8 +753,8 @@ class GoalSearcher:
             if c.frame == "inhand/?/human":
                 if c.focus in context:
                     out[i] -= 2 * self.options.w_mention  # cancels the bonus for a named object
-            elif not need_phrases(c.atom, view):
-                out[i] -= self.options.w_need_mode
+            elif not need_phrases(c.atom, view) or c.holds:
+                out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
         return out
 
     def _need_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
