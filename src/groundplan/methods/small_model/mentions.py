@@ -44,7 +44,8 @@ _WORD = re.compile(r"[a-z0-9']+")
 _NEG_CUE = re.compile(
     r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|excluding|besides|without|"
     r"(?<=\ball )but|(?<=\beverything )but|(?<=\banything )but|(?<=\beach )but|(?<=\bevery one )but|"
-    r"(?:is|are|was)n'?t|(?:is|are)\s+not|do\s*n[o']?t\s+(?:give|bring|hand|get|take|put|move|throw|use|touch|want)"
+    r"(?:is|are|was)n'?t|(?:is|are)\s+not|do\s*n[o']?t\s+(?:give|bring|hand|get|take|put|move|throw|use|touch|want|open|close|shut|"
+    r"eat|drink|pour|cut|slice|chop|wash|clean|heat|warm|fill|empty|toss|bin|drop|forget\s+about)"
     r"(?:\s+me)?|never|not)\b", re.IGNORECASE)
 #: "just no peanuts", ", no tomatoes though", "but no X": a bare "no" after a clause boundary (round 3)
 _NO_CUE = re.compile(r"(?:(?<=[,;:\-])\s*|\b(?:just|but|and|though)\s+)no\b(?!\s+(?:one|need|thanks|problem|way)\b)",

@@ -683,6 +683,11 @@ class GoalSearcher:
                 for i, c in enumerate(cands):
                     if c.focus in m.objects and lex.view.place.get(c.focus) not in inside:
                         out[i] -= 2 * w
+            if re.search(r"\b(?:onto|into|inside|on\s+top\s+of)\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+)?(?:\w+\s+)?$",
+                         low[max(0, m.start - 25):m.start]):
+                for i, c in enumerate(cands):  # "put one of the vegetables onto the plate": not the plate
+                    if c.focus in m.objects and c.atom.predicate in ("on", "in"):
+                        out[i] -= w
             if re.search(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s+|your\s+|its\s+)?(?:\w+\s+)?$",
                          low[max(0, m.start - 25):m.start]):
                 for i, c in enumerate(cands):
