@@ -32,7 +32,10 @@ HELDOUT_FILE = HELDOUT_DIR / "heldout_2026-11-24.yaml"
 HELDOUT_B_FILE = HELDOUT_DIR / "heldout_2026-11-24b.yaml"
 #: the third, fresh held-out set ("held-out c"), written before the third round of changes
 HELDOUT_C_FILE = HELDOUT_DIR / "heldout_2026-11-24c.yaml"
-HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE}
+#: the fourth, fresh held-out set ("held-out d"), written before the fourth round of changes
+HELDOUT_D_FILE = HELDOUT_DIR / "heldout_2026-11-24d.yaml"
+HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
+                 "heldout-d": HELDOUT_D_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 

@@ -126,8 +126,10 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 
 
 #: the held-out sets: the first (seen since its measurement), the second (b, seen since round 2's
-#: measurement) and the fresh third one (c, written before round 3's changes)
-HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml")
+#: measurement), the third (c, written before round 3's changes) and the fresh fourth one (d,
+#: written before round 4's changes)
+HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
+                 "heldout_2026-11-24d.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -165,7 +167,7 @@ def test_third_heldout_set_is_fresh():
     """Held-out c shares no instruction with the first two sets (both seen by then), uses
     AutoGPT+P scenes neither of them used, has two unseen-class scenes each with an oracle map
     and two own default-map scenes, and about a quarter implicit needs."""
-    first, second, third = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES)
+    first, second, third = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:3])
     earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, (first, second)) for t in d["tasks"]]
     shared = _shared([t["instruction"] for t in third["tasks"]], earlier)
     assert shared == [], "held-out c repeats earlier held-out instructions:\n" + "\n".join(shared)
@@ -188,6 +190,38 @@ def test_third_heldout_set_disjoint_from_pools_prompts_and_training_data():
     third = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[2]).read_text())["tasks"]]
     shared = _shared(third, training)
     assert shared == [], "held-out c instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+
+
+def test_fourth_heldout_set_is_fresh():
+    """Held-out d (written before round 4's changes) shares no instruction with the first three
+    sets (all seen by then), uses AutoGPT+P scenes none of them used, has two unseen-class
+    scenes each with an oracle map and two own default-map scenes, and about a quarter to a
+    third implicit needs."""
+    sets = [yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:4]]
+    *earlier_sets, fourth = sets
+    earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, earlier_sets) for t in d["tasks"]]
+    shared = _shared([t["instruction"] for t in fourth["tasks"]], earlier)
+    assert shared == [], "held-out d repeats earlier held-out instructions:\n" + "\n".join(shared)
+    used_before = {sc["file"] for d in earlier_sets for sc in d["scenes"].values()}
+    scenes = fourth["scenes"].values()
+    autogptp = [sc for sc in scenes if sc["group"] == "autogptp"]
+    assert len(autogptp) >= 3 and not {sc["file"] for sc in autogptp} & used_before
+    own_before = {sc["file"] for d in earlier_sets for sc in d["scenes"].values() if sc["group"] != "autogptp"}
+    assert not {sc["file"] for sc in scenes if sc["group"] != "autogptp"} & own_before
+    assert sum(sc["group"] == "unseen" and bool(sc.get("oracle_oam")) for sc in scenes) >= 2
+    assert sum(sc["group"] == "own" for sc in scenes) >= 2
+    assert len(fourth["tasks"]) >= 110 and len({t["scene"] for t in fourth["tasks"]}) >= 7
+    implicit = sum(t["family"] == "implicit" for t in fourth["tasks"])
+    assert 0.2 <= implicit / len(fourth["tasks"]) <= 0.35
+
+
+def test_fourth_heldout_set_disjoint_from_pools_prompts_and_training_data():
+    """Held-out d on its own against every pool, prompt and generated training file."""
+    training = _training_texts()
+    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    fourth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[3]).read_text())["tasks"]]
+    shared = _shared(fourth, training)
+    assert shared == [], "held-out d instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
