@@ -68,6 +68,14 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                         {"singular_all": False}, True),
     "no-need-functions": ("minus function words of needs ('needs snipping' -> things that cut)",
                           {"need_functions": False}, True),
+    # round 4 (issue 21): each technique of the round switched off, and all of them
+    "round3-default": ("round 3's options: every round-4 technique off (the broadened class uses stay)",
+                       {"need_mode": False, "multistep_refs": False, "synonyms": False}, True),
+    "no-need-mode": ("minus need mode (need statements hand something over or change a state)",
+                     {"need_mode": False}, True),
+    "no-multistep-refs": ("minus multi-step references (close the lid, from it, group and clauses, ...)",
+                          {"multistep_refs": False}, True),
+    "no-synonyms": ("minus class synonyms ('fridge' for a refrigerator)", {"synonyms": False}, True),
 }
 
 
@@ -260,7 +268,8 @@ def main() -> int:
     r = sub.add_parser("run")
     r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
     r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, heldout-b, "
-                   "heldout-b-oracle, saycan, plan-tool, tuning")
+                   "heldout-b-oracle, heldout-c, heldout-c-oracle, heldout-d, heldout-d-oracle, saycan, "
+                   "plan-tool, tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--label", help="save the run under this variant name")
     r.add_argument("--label-note", help="what the label means (added to the description)")
