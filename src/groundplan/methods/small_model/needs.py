@@ -90,7 +90,8 @@ def strip_purpose(text: str) -> str:
 
 
 _WANT = re.compile(r"\b(?:like|want|need|have|use|fancy|crave|craving|get|give|bring|hand|pass|fetch|grab)\s+"
-                   r"(?:me\s+)?(?:(?:the|a|an|some|my|your|that|this|one|of|those|these|any|more)\s+){0,3}$")
+                   r"(?:me\s+)?(?:(?:the|a|an|some|my|your|that|this|one|of|those|these|any|more|couple|pair|few|two|"
+                   r"three|both|all|several)\s+){0,4}$")
 
 
 def wanted(text: str, start: int) -> bool:
