@@ -127,3 +127,23 @@ def test_coordinated_subjects_share_the_predicate(encoder, kitchen):
 def test_groups_with_other_clauses(encoder, kitchen, instruction, expected):
     res = GoalSearcher(encoder).search(instruction, kitchen.domain, kitchen.problem)
     assert {a.pddl() for a in res.goals[0].atoms} == expected, (res.structure, res.goals[:3])
+
+
+def test_idiomatic_all_is_no_quantifier():
+    from groundplan.methods.small_model.mentions import quantifier_text
+
+    assert "all" not in quantifier_text("crumbs all over the table").split()
+    assert "all" in quantifier_text("put all the cups away").split()
+    assert len(quantifier_text("not at all")) == len("not at all")
+
+
+@needs_minilm
+def test_class_use_phrases_are_weighted(encoder, kitchen):
+    """A class-use phrase counts ``w_class_uses`` of a name phrase (round 4)."""
+    full = GoalSearcher(encoder, options=SearchOptions(w_class_uses=1.0))
+    part = GoalSearcher(encoder, options=SearchOptions(w_class_uses=0.5))
+    _, c1, e1, _, _ = full.scene(kitchen.domain, kitchen.problem)
+    _, c2, e2, _, _ = part.scene(kitchen.domain, kitchen.problem)
+    i = next(k for k, c in enumerate(c1) if c.n_uses and c.atom.pddl() == "(inhand coke0 human0)")
+    row = sum(len(c.phrases) for c in c1[:i + 1])
+    assert abs(float(e2[row - 1] @ e2[row - 1]) - 0.25 * float(e1[row - 1] @ e1[row - 1])) < 1e-4

@@ -97,6 +97,8 @@ class CandidateAtom:
     holds: bool = False
     #: the words naming the arguments ("second", "counter", "coke"), without articles and people
     arg_words: tuple[str, ...] = ()
+    #: how many of the last phrases are the needs the object's class meets (class uses)
+    n_uses: int = 0
 
     @property
     def text(self) -> str:
@@ -227,7 +229,7 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
                 pred.name == "inhand" else ()
             out.append(CandidateAtom(atom, focus, render(atom, view, with_source=options.source_phrases,
                                                          affordances=affs, class_uses=cu),
-                                     frame_of(atom, view), atom in init, words))
+                                     frame_of(atom, view), atom in init, words, len(cu)))
     return out
 
 

@@ -66,6 +66,17 @@ def functions_data() -> dict:
     return yaml.safe_load(text) or {}
 
 
+#: "all" that quantifies nothing: "crumbs all over the table", "all day", "not at all" (round 4)
+_ALL_IDIOM = re.compile(r"\ball(?=\s+(?:over|around|along|day|night|week|morning|evening|alone|right|set|done|gone|"
+                        r"of\s+a\s+sudden|the\s+time|the\s+way|in\s+all)\b)|(?<=\bat\s)all\b|(?<=\bafter\s)all\b",
+                        re.IGNORECASE)
+
+
+def quantifier_text(text: str) -> str:
+    """``text`` with idiomatic "all" blanked (same length, so positions stay)."""
+    return _ALL_IDIOM.sub(lambda m: " " * len(m.group(0)), text)
+
+
 @lru_cache(maxsize=1)
 def synonyms() -> dict[str, tuple[str, ...]]:
     """``prompts/small_model/synonyms.yaml``: a name -> the other names of its group (round 4)."""
@@ -453,7 +464,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if not groups:
         return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans),
                         kept=kept_objs)
-    words = _WORD.findall(positive.lower())
+    words = _WORD.findall(quantifier_text(positive).lower())
     group: set[str] = set()
     count: Optional[int] = None
     source: Optional[str] = None

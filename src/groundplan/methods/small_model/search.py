@@ -42,7 +42,7 @@ from groundplan.methods.small_model.candidates import (
     need_phrases,
     scene_view,
 )
-from groundplan.methods.small_model.mentions import PERSON, Analysis, Lexicon, analyze, functions
+from groundplan.methods.small_model.mentions import PERSON, Analysis, Lexicon, analyze, functions, quantifier_text
 from groundplan.methods.small_model.needs import INFINITIVE, is_need_statement, strip_purpose, wanted
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
@@ -80,6 +80,11 @@ class SearchOptions:
     #: were narrow); ON since round 3: on generated tuning set 3 with broad labels 179/200 against
     #: 175/200 without (benchmarks/results/small_model/round3_tuning.md), decided before held-out c ran
     class_uses: bool = True
+    #: round 4: a class-use phrase's similarity counts ``w_class_uses`` of a name phrase's (a class
+    #: the file lacks has only its name: "I need the thermometer"); and a class the file lacks
+    #: gets no uses of the nearest class name (a wrench is no screw), only of its head noun
+    w_class_uses: float = 0.9
+    uses_nearest: bool = False
     holds_penalty: float = 0.02  # for atoms already true in the scene
     #: weight of word overlap between the instruction and the words naming the atom's
     #: arguments (ordinals and names MiniLM blurs: "second counter" vs "first counter")
@@ -207,7 +212,8 @@ class GoalSearcher:
     def scene(self, domain: Domain, problem: Problem):
         key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
                self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
-               self.options.function_groups, self.options.state_verbs, self.options.synonyms)
+               self.options.function_groups, self.options.state_verbs, self.options.synonyms,
+               self.options.w_class_uses, self.options.uses_nearest)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -215,11 +221,18 @@ class GoalSearcher:
             enc = self.encoder if self.options.embeddings else None
             cands = enumerate_atoms(domain, problem, view, CandidateOptions(
                 self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases,
-                self.options.class_uses), uses_of=lambda c: uses.of(c, enc))
+                self.options.class_uses), uses_of=lambda c: uses.of(c, enc if self.options.uses_nearest else None))
             phrases = [p for c in cands for p in c.phrases]
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
                 else np.zeros((len(phrases), 1), dtype=np.float32)
+            if self.options.w_class_uses != 1.0 and len(phrases):
+                # need-shaped phrases of a class outscore the names of classes that have none
+                row = 0
+                for c in cands:
+                    row += len(c.phrases)
+                    if c.n_uses:
+                        emb[row - c.n_uses:row] *= self.options.w_class_uses
             types = domain.types
 
             def is_a(o: str, t: str) -> bool:
@@ -309,6 +322,8 @@ class GoalSearcher:
             scores = scores + self._need_bonus(text, cands, lex)
         if opts.multistep_refs:  # "the bottle out of the fridge": a source, not a destination
             scores = scores + self._clause_refs(text, [], cands, lex, person=False)
+            if an is not None:
+                scores = scores + self._empty_ones(instruction, an, cands, view)
         if need:
             scores = scores + self._need_mode(instruction, an, cands, view)
         order = list(np.argsort(-scores))
@@ -319,7 +334,7 @@ class GoalSearcher:
         structure = "single"
         clauses: tuple[str, ...] = ()
         if opts.decomposition:
-            words = _WORD.findall(text.lower())
+            words = _WORD.findall((quantifier_text(text) if opts.multistep_refs else text).lower())
             multi: Optional[GoalCandidate] = None
             if an is not None and an.group and not (need and not any(
                     wanted(instruction, m.start) for m in an.mentions if m.objects & an.group)):
@@ -696,6 +711,23 @@ class GoalSearcher:
                         out[i] -= 3 * w  # taken out of it: not put into it
                     elif lex.view.place.get(c.focus) in m.objects:
                         out[i] += w
+        return out
+
+    def _empty_ones(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
+        """"the spare bowl", "an empty glass": of several, the ones holding nothing."""
+        out = np.zeros(len(cands))
+        low = instruction.lower()
+        full = {a.args[1] for a in view.init if a.predicate in ("in", "on", "liquid_in") and len(a.args) == 2}
+        for m in an.mentions:
+            if m.category or len(m.objects) < 2 or not re.search(
+                    r"\b(?:empty|spare|free|unused|vacant|clean)\s+(?:\w+\s+)?$", low[max(0, m.start - 20):m.start]):
+                continue
+            taken = m.objects & full
+            if taken == m.objects:
+                continue
+            for i, c in enumerate(cands):
+                if any(a in taken for a in c.atom.args):
+                    out[i] -= 2 * self.options.w_mention
         return out
 
     def _lid(self, cl: str, chosen, cands, lex: Lexicon) -> Optional[int]:
