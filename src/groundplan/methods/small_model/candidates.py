@@ -227,9 +227,9 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
                                         if w != "the"))
             cu = uses_of(view.cls(args[0])) if options.class_uses and uses_of is not None and \
                 pred.name == "inhand" else ()
-            out.append(CandidateAtom(atom, focus, render(atom, view, with_source=options.source_phrases,
-                                                         affordances=affs, class_uses=cu),
-                                     frame_of(atom, view), atom in init, words, len(cu)))
+            phrases = render(atom, view, with_source=options.source_phrases, affordances=affs, class_uses=cu)
+            n_uses = len(cu) if cu and phrases[-len(cu):] == tuple(cu) else 0  # handed to a person only
+            out.append(CandidateAtom(atom, focus, phrases, frame_of(atom, view), atom in init, words, n_uses))
     return out
 
 

@@ -336,10 +336,11 @@ class GoalSearcher:
         if opts.decomposition:
             words = _WORD.findall((quantifier_text(text) if opts.multistep_refs else text).lower())
             multi: Optional[GoalCandidate] = None
-            if an is not None and an.group and not (need and not any(
-                    wanted(instruction, m.start) for m in an.mentions if m.objects & an.group)):
-                # (a need's group only when it is what is wished for: "I'd like to chop some
-                # vegetables" asks for a knife, "I'd like some fruit" for fruit)
+            if an is not None and an.group and not (need and any(
+                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start)
+                    for m in an.mentions if m.objects & an.group)):
+                # (a need's group, unless the person does something to it: "I'd like to chop some
+                # vegetables" asks for a knife; "there are no plates on the table" for the plates)
                 multi = self._group_goal(an, cands, scores, order)
                 if opts.multistep_refs:
                     multi = self._group_and_clauses(text, an, multi, cands, scores, emb, owner, bonus, lex)
@@ -540,6 +541,8 @@ class GoalSearcher:
         if not at:
             return multi
         g = at[0]
+        if any(_PRONOUN.search(cl) for k, cl in enumerate(clauses) if k != g):
+            return multi  # "gather all the fruit and put it on the plate": one group, the whole sentence
         s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
         s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
         group = self._group_goal(an, cands, s, list(np.argsort(-s)))
@@ -861,6 +864,9 @@ class GoalSearcher:
 
 _STATE_PREDICATES = frozenset({"chopped", "liquid_warm", "warm", "clean", "wet"})
 #: round 4: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
+#: "... to chop (some of) the": the person's own verb before a mention (a need statement)
+_DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|these|those|them)\s+){0,3}$",
+                      re.IGNORECASE)
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
 _FILL = re.compile(r"\b(?:fill|refill|top\s+up|pour)\b", re.IGNORECASE)
