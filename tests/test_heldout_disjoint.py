@@ -163,23 +163,33 @@ def test_second_heldout_set_is_fresh():
     assert 0.2 <= implicit / len(second["tasks"]) <= 0.35
 
 
+def _assert_fresh(index: int, label: str, min_tasks: int, *, new_own_scenes: bool) -> None:
+    """The set ``HELDOUT_FILES[index]`` repeats no instruction of the sets before it, uses
+    AutoGPT+P scenes none of them used (and, with ``new_own_scenes``, none of their own scenes),
+    has two unseen-class scenes each with an oracle map and two own default-map scenes, and about
+    a quarter to a third implicit needs."""
+    *earlier_sets, new = [yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:index + 1]]
+    earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, earlier_sets) for t in d["tasks"]]
+    shared = _shared([t["instruction"] for t in new["tasks"]], earlier)
+    assert shared == [], f"held-out {label} repeats earlier held-out instructions:\n" + "\n".join(shared)
+    used_before = {sc["file"] for d in earlier_sets for sc in d["scenes"].values()}
+    scenes = new["scenes"].values()
+    autogptp = [sc for sc in scenes if sc["group"] == "autogptp"]
+    assert len(autogptp) >= 3 and not {sc["file"] for sc in autogptp} & used_before
+    if new_own_scenes:
+        assert not {sc["file"] for sc in scenes if sc["group"] != "autogptp"} & used_before
+    assert sum(sc["group"] == "unseen" and bool(sc.get("oracle_oam")) for sc in scenes) >= 2
+    assert sum(sc["group"] == "own" for sc in scenes) >= 2
+    assert len(new["tasks"]) >= min_tasks and len({t["scene"] for t in new["tasks"]}) >= 7
+    implicit = sum(t["family"] == "implicit" for t in new["tasks"])
+    assert 0.2 <= implicit / len(new["tasks"]) <= 0.35
+
+
 def test_third_heldout_set_is_fresh():
     """Held-out c shares no instruction with the first two sets (both seen by then), uses
     AutoGPT+P scenes neither of them used, has two unseen-class scenes each with an oracle map
     and two own default-map scenes, and about a quarter implicit needs."""
-    first, second, third = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:3])
-    earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, (first, second)) for t in d["tasks"]]
-    shared = _shared([t["instruction"] for t in third["tasks"]], earlier)
-    assert shared == [], "held-out c repeats earlier held-out instructions:\n" + "\n".join(shared)
-    used_before = {sc["file"] for d in (first, second) for sc in d["scenes"].values()}
-    scenes = third["scenes"].values()
-    autogptp = [sc for sc in scenes if sc["group"] == "autogptp"]
-    assert len(autogptp) >= 3 and not {sc["file"] for sc in autogptp} & used_before
-    assert sum(sc["group"] == "unseen" and bool(sc.get("oracle_oam")) for sc in scenes) >= 2
-    assert sum(sc["group"] == "own" for sc in scenes) >= 2
-    assert len(third["tasks"]) >= 90 and len({t["scene"] for t in third["tasks"]}) >= 7
-    implicit = sum(t["family"] == "implicit" for t in third["tasks"])
-    assert 0.2 <= implicit / len(third["tasks"]) <= 0.35
+    _assert_fresh(2, "c", 90, new_own_scenes=False)
 
 
 def test_third_heldout_set_disjoint_from_pools_prompts_and_training_data():
@@ -197,22 +207,7 @@ def test_fourth_heldout_set_is_fresh():
     sets (all seen by then), uses AutoGPT+P scenes none of them used, has two unseen-class
     scenes each with an oracle map and two own default-map scenes, and about a quarter to a
     third implicit needs."""
-    sets = [yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:4]]
-    *earlier_sets, fourth = sets
-    earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, earlier_sets) for t in d["tasks"]]
-    shared = _shared([t["instruction"] for t in fourth["tasks"]], earlier)
-    assert shared == [], "held-out d repeats earlier held-out instructions:\n" + "\n".join(shared)
-    used_before = {sc["file"] for d in earlier_sets for sc in d["scenes"].values()}
-    scenes = fourth["scenes"].values()
-    autogptp = [sc for sc in scenes if sc["group"] == "autogptp"]
-    assert len(autogptp) >= 3 and not {sc["file"] for sc in autogptp} & used_before
-    own_before = {sc["file"] for d in earlier_sets for sc in d["scenes"].values() if sc["group"] != "autogptp"}
-    assert not {sc["file"] for sc in scenes if sc["group"] != "autogptp"} & own_before
-    assert sum(sc["group"] == "unseen" and bool(sc.get("oracle_oam")) for sc in scenes) >= 2
-    assert sum(sc["group"] == "own" for sc in scenes) >= 2
-    assert len(fourth["tasks"]) >= 110 and len({t["scene"] for t in fourth["tasks"]}) >= 7
-    implicit = sum(t["family"] == "implicit" for t in fourth["tasks"])
-    assert 0.2 <= implicit / len(fourth["tasks"]) <= 0.35
+    _assert_fresh(3, "d", 110, new_own_scenes=True)
 
 
 def test_fourth_heldout_set_disjoint_from_pools_prompts_and_training_data():
