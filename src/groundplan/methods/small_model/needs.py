@@ -31,6 +31,12 @@ def speech() -> dict:
             "multi": tuple(tuple(c.split()) for c in data.get("commands") or () if " " in c),
             "fillers": frozenset(data.get("fillers") or ()),
             "wrappers": tuple(tuple(w) for w in wrappers),
+            "wish": re.compile(r"\b(?:want|need|like|prefer|'d\s+love)\s+(?:\w+\s+){1,3}?to\s+(?:" + "|".join(
+                re.escape(w) for w in data.get("wish_state") or ("be",)) + r")\b"),
+            "modal": re.compile(r"\b(?:" + "|".join(re.escape(m) for m in data.get("modals") or ("should",)) +
+                                r")\s+(?:not\s+)?(?:just\s+)?(?:" + "|".join(
+                re.escape(w) for w in data.get("wish_state") or ("be",)) + r")\b"),
+            "conditionals": tuple(tuple(c.split()) for c in data.get("conditionals") or ()),
             "placement": re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(
                 data.get("placements") or (), key=len, reverse=True)) + r")\s+" + _PLACE_PREP + r"\b")}
 
@@ -63,12 +69,16 @@ def is_need_statement(text: str) -> bool:
     """True when no clause of ``text`` asks for an action or says where something belongs."""
     lex = speech()
     low = text.lower().replace("’", "'")
-    if lex["placement"].search(low) or re.search(r"\b(?:into|onto)\b", low):
+    if lex["placement"].search(low) or re.search(r"\b(?:into|onto)\b", low) or lex["wish"].search(low) \
+            or lex["modal"].search(low):
         return False
     for clause in _CLAUSES.split(low):
         words = _WORD.findall(clause)
         if words and _opens_with_command(words, lex):
             return False
+        if any(tuple(words[:len(c)]) == c for c in lex["conditionals"]) and \
+                any(_opens_with_command(words[i:], lex) for i in range(2, len(words))):
+            return False  # "if there is a bottle in the fridge pour a cup of water"
     return True
 
 
