@@ -227,7 +227,8 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-b", "heldout-b-oracle", "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning",
+    for set_name in ("heldout-d", "heldout-d-oracle", "heldout-c", "heldout-c-oracle", "heldout-b", "heldout-b-oracle",
+                     "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning",
                      "tuning2", "tuning3", "tuning3dev"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \
             sorted(v for (v, s) in runs if s == set_name and v not in VARIANTS)
