@@ -49,6 +49,9 @@ def encoder():
     ("the salmon shouldn't be sitting out on the counter", False),
     ("if the coke is in the fridge, fetch it for me", False),
     ("grasp the sponge", False),
+    ("I'd like the apple in the fridge", False),  # a wish about where a named thing is
+    ("I want the cups washed", False),
+    ("yes, my mouth is dry", True),
 ])
 def test_need_statements(text, need):
     assert is_need_statement(text) is need
@@ -153,3 +156,12 @@ def test_class_use_phrases_are_weighted(encoder, kitchen):
     i = next(k for k, c in enumerate(c1) if c.n_uses and c.atom.pddl() == "(inhand coke0 human0)")
     row = sum(len(c.phrases) for c in c1[:i + 1])
     assert abs(float(e2[row - 1] @ e2[row - 1]) - 0.25 * float(e1[row - 1] @ e1[row - 1])) < 1e-4
+
+
+def test_speech_words_are_strings():
+    """YAML reads bare on / off / yes as booleans: every word list of speech.yaml is text."""
+    import yaml
+    from importlib import resources
+
+    data = yaml.safe_load(resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text())
+    assert all(isinstance(w, str) for words in data.values() for w in words)

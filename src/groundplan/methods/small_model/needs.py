@@ -36,6 +36,11 @@ def speech() -> dict:
             "modal": re.compile(r"\b(?:" + "|".join(re.escape(m) for m in data.get("modals") or ("should",)) +
                                 r")\s+(?:not\s+)?(?:just\s+)?(?:" + "|".join(
                 re.escape(w) for w in data.get("wish_state") or ("be",)) + r")\b"),
+            # "I'd like the apple in the fridge", "I want the cups washed": a wish about where or
+            # how a named thing is
+            "wish_object": re.compile(r"\b(?:want|need|like|prefer|love)\s+(?:the|my|your|this|that|these|those|both|"
+                                      r"all\s+the)\s+(?:[a-z]+\s+){1,3}?(?:" + "|".join(
+                re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
             "conditionals": tuple(tuple(c.split()) for c in data.get("conditionals") or ()),
             "placement": re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(
                 data.get("placements") or (), key=len, reverse=True)) + r")\s+" + _PLACE_PREP + r"\b")}
@@ -70,7 +75,7 @@ def is_need_statement(text: str) -> bool:
     lex = speech()
     low = text.lower().replace("’", "'")
     if lex["placement"].search(low) or re.search(r"\b(?:into|onto)\b", low) or lex["wish"].search(low) \
-            or lex["modal"].search(low):
+            or lex["wish_object"].search(low) or lex["modal"].search(low):
         return False
     for clause in _CLAUSES.split(low):
         words = _WORD.findall(clause)
