@@ -165,3 +165,12 @@ def test_speech_words_are_strings():
 
     data = yaml.safe_load(resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text())
     assert all(isinstance(w, str) for words in data.values() for w in words)
+
+
+def test_spare_is_an_adjective_not_the_verb_empty():
+    from groundplan.methods.small_model.search import _EMPTY_ONE
+
+    assert _EMPTY_ONE.search("tip the nuts into the spare ")
+    assert _EMPTY_ONE.search("hand me an empty ")
+    assert not _EMPTY_ONE.search("please empty the ")  # the verb: the full one is meant
+    assert not _EMPTY_ONE.search("clean the ")

@@ -99,6 +99,8 @@ class CandidateAtom:
     arg_words: tuple[str, ...] = ()
     #: how many of the last phrases are the needs the object's class meets (class uses)
     n_uses: int = 0
+    #: a state change written for a need (``needs`` of phrases.yaml: "it is stuffy in here")
+    meets_need: bool = False
 
     @property
     def text(self) -> str:
@@ -225,11 +227,12 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
             words = tuple(dict.fromkeys(w for a in named
                                         for w in re.findall(r"[a-z0-9]+", view.words.get(a, a).lower())
                                         if w != "the"))
-            cu = uses_of(view.cls(args[0])) if options.class_uses and uses_of is not None and \
-                pred.name == "inhand" else ()
+            # the needs a class meets are phrases of handing it to a person (render appends them last)
+            cu = tuple(uses_of(view.cls(args[0]))) if options.class_uses and uses_of is not None and \
+                pred.name == "inhand" and args[1] in view.humans else ()
             phrases = render(atom, view, with_source=options.source_phrases, affordances=affs, class_uses=cu)
-            n_uses = len(cu) if cu and phrases[-len(cu):] == tuple(cu) else 0  # handed to a person only
-            out.append(CandidateAtom(atom, focus, phrases, frame_of(atom, view), atom in init, words, n_uses))
+            out.append(CandidateAtom(atom, focus, phrases, frame_of(atom, view), atom in init, words, len(cu),
+                                     bool(need_phrases(atom, view))))
     return out
 
 

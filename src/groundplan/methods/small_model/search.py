@@ -39,7 +39,6 @@ from groundplan.methods.small_model.candidates import (
     CandidateOptions,
     SceneView,
     enumerate_atoms,
-    need_phrases,
     scene_view,
 )
 from groundplan.methods.small_model.mentions import PERSON, Analysis, Lexicon, analyze, functions, quantifier_text
@@ -686,6 +685,7 @@ class GoalSearcher:
                 a = c.atom.args
                 if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
                     out[i] += w
+        inside = {cands[i].atom.args[0] for i in chosen if cands[i].atom.predicate == "opened"}
         for m in lex.mentions(cl):
             if m.category or not m.objects:
                 continue
@@ -694,20 +694,16 @@ class GoalSearcher:
                 for i, c in enumerate(cands):
                     if c.focus in other:
                         out[i] -= 2 * w
-            inside = {cands[i].atom.args[0] for i in chosen if cands[i].atom.predicate == "opened"}
-            if len(m.objects) > 1 and inside and re.match(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b",
-                                                          low[m.end:]):
+            if len(m.objects) > 1 and inside and _INSIDE_AFTER.match(low[m.end:]):
                 # "open the box and take out the bar inside": the one in the box
                 for i, c in enumerate(cands):
                     if c.focus in m.objects and lex.view.place.get(c.focus) not in inside:
                         out[i] -= 2 * w
-            if re.search(r"\b(?:onto|into|inside|on\s+top\s+of)\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+)?(?:\w+\s+)?$",
-                         low[max(0, m.start - 25):m.start]):
+            if _DEST_BEFORE.search(low[max(0, m.start - 25):m.start]):
                 for i, c in enumerate(cands):  # "put one of the vegetables onto the plate": not the plate
                     if c.focus in m.objects and c.atom.predicate in ("on", "in"):
                         out[i] -= w
-            if re.search(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s+|your\s+|its\s+)?(?:\w+\s+)?$",
-                         low[max(0, m.start - 25):m.start]):
+            if _SOURCE_BEFORE.search(low[max(0, m.start - 25):m.start]):
                 for i, c in enumerate(cands):
                     a = c.atom.args
                     if len(a) == 2 and a[1] in m.objects and c.atom.predicate in ("on", "in"):
@@ -722,8 +718,7 @@ class GoalSearcher:
         low = instruction.lower()
         full = {a.args[1] for a in view.init if a.predicate in ("in", "on", "liquid_in") and len(a.args) == 2}
         for m in an.mentions:
-            if m.category or len(m.objects) < 2 or not re.search(
-                    r"\b(?:empty|spare|free|unused|vacant|clean)\s+(?:\w+\s+)?$", low[max(0, m.start - 20):m.start]):
+            if m.category or len(m.objects) < 2 or not _EMPTY_ONE.search(low[max(0, m.start - 20):m.start]):
                 continue
             taken = m.objects & full
             if taken == m.objects:
@@ -793,7 +788,7 @@ class GoalSearcher:
             if c.frame == "inhand/?/human":
                 if c.focus in context:
                     out[i] -= 2 * self.options.w_mention  # cancels the bonus for a named object
-            elif not need_phrases(c.atom, view) or c.holds:
+            elif not c.meets_need or c.holds:
                 out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
         return out
 
@@ -863,10 +858,16 @@ class GoalSearcher:
 
 
 _STATE_PREDICATES = frozenset({"chopped", "liquid_warm", "warm", "clean", "wet"})
-#: round 4: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
-#: "... to chop (some of) the": the person's own verb before a mention (a need statement)
+#: round 4: "... to chop (some of) the": the person's own verb before a mention (a need statement)
 _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|these|those|them)\s+){0,3}$",
                       re.IGNORECASE)
+#: before a mention: a destination ("onto the"), a source ("out of the"), "the spare" / "an empty"
+_DEST_BEFORE = re.compile(r"\b(?:onto|into|inside|on\s+top\s+of)\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+)?(?:\w+\s+)?$")
+_SOURCE_BEFORE = re.compile(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s+|your\s+|its\s+)?(?:\w+\s+)?$")
+_EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|unused|vacant)\s+$")
+#: after a mention: "the bar inside", "the one in there"
+_INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b")
+#: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
 _FILL = re.compile(r"\b(?:fill|refill|top\s+up|pour)\b", re.IGNORECASE)
