@@ -132,6 +132,9 @@ def test_coordinated_subjects_share_the_predicate(encoder, kitchen):
       "(closed fridge0)"}),
     # "everything in the <synonym>": the things there
     ("everything in the refrigerator goes onto the table", {"(on coke0 table0)", "(on salmon0 table0)"}),
+    # "... and close it": closes where the group went
+    ("put everything on the counter in the fridge and close it",
+     {"(in bottle0 fridge0)", "(in cup0 fridge0)", "(in sponge0 fridge0)", "(in apple0 fridge0)", "(closed fridge0)"}),
 ])
 def test_groups_with_other_clauses(encoder, kitchen, instruction, expected):
     res = GoalSearcher(encoder).search(instruction, kitchen.domain, kitchen.problem)
@@ -174,3 +177,15 @@ def test_spare_is_an_adjective_not_the_verb_empty():
     assert _EMPTY_ONE.search("hand me an empty ")
     assert not _EMPTY_ONE.search("please empty the ")  # the verb: the full one is meant
     assert not _EMPTY_ONE.search("clean the ")
+
+
+@needs_minilm
+def test_a_word_level_all_group_takes_other_clauses_too(encoder):
+    """'everything on the shelf' of a scene whose classes the mention analysis groups by no
+    noun: the group from the words, and '... and close it' closes where it went."""
+    scene = Path(__file__).resolve().parent / "data" / "round4_workshop.yaml"
+    pt = build(str(scene), strict=False)
+    res = GoalSearcher(encoder).search("put everything on the shelf into the cabinet and close it", pt.domain, pt.problem)
+    got = {a.pddl() for a in res.goals[0].atoms}
+    assert got == {"(in tweezers0 cabinet0)", "(in glue_gun0 cabinet0)", "(in headlamp0 cabinet0)",
+                   "(closed cabinet0)"}, res.goals[:2]

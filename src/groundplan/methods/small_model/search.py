@@ -349,6 +349,8 @@ class GoalSearcher:
             if multi is None and fallback and any(w in ALL_WORDS for w in words):
                 multi = self._all_group(text, words, cands, scores, order, view, require_place=opts.mention_groups,
                                         lex=lex if opts.synonyms else None)
+                if opts.multistep_refs:
+                    multi = self._group_and_clauses(text, None, multi, cands, scores, emb, owner, bonus, lex)
             if multi is None and fallback and (an is None or len(an.named) < 2):
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
                 if k >= 2:
@@ -528,32 +530,38 @@ class GoalSearcher:
                 out = [c for c, n in zip(out, named) if n]
         return tuple(out)
 
-    def _group_and_clauses(self, text: str, an: Analysis, multi: Optional[GoalCandidate], cands, scores, emb, owner,
-                           bonus, lex: Lexicon) -> Optional[GoalCandidate]:
+    def _group_and_clauses(self, text: str, an: Optional[Analysis], multi: Optional[GoalCandidate], cands, scores, emb,
+                           owner, bonus, lex: Lexicon) -> Optional[GoalCandidate]:
         """"Put both knives in the box, then close the fridge": the group's clause alone decides
-        the group's atoms (the box, not the fridge), and each other clause adds its own atom."""
+        the group's atoms (the box, not the fridge; a group of the mention analysis is chosen
+        again from that clause), and each other clause adds its own atom."""
         clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
-        if len(clauses) < 2:
+        members = an.group if an is not None else frozenset()
+        if len(clauses) < 2 or (multi is None and not members):
             return multi
-        at = [k for k, cl in enumerate(clauses) if any(m.objects & an.group for m in lex.mentions(cl))
-              or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(cl.lower()))]
+        at = [k for k, cl in enumerate(clauses) if any(m.objects & members for m in lex.mentions(cl))
+              or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(quantifier_text(cl).lower()))]
         if not at:
             return multi
         g = at[0]
-        if any(_PRONOUN.search(cl) for k, cl in enumerate(clauses) if k != g):
-            return multi  # "gather all the fruit and put it on the plate": one group, the whole sentence
-        s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
-        s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
-        group = self._group_goal(an, cands, s, list(np.argsort(-s)))
-        if group is None:
+        if any(_PRONOUN.search(cl) and not _CLOSE.search(cl) for k, cl in enumerate(clauses) if k != g):
+            # "gather all the fruit and put it on the plate": one group, the whole sentence ("... and
+            # close it" is a clause of its own: it closes where the group went)
             return multi
+        group = multi
+        if members:
+            s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
+            s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
+            group = self._group_goal(an, cands, s, list(np.argsort(-s)))
+            if group is None:
+                return multi
         chosen = [next(j for j, c in enumerate(cands) if c.atom == a) for a in group.atoms]
         atoms = list(group.atoms)
         rest = self._rewrite_clauses(tuple(cl for k, cl in enumerate(clauses) if k != g), lex)
         for cl in rest:
             if not (lex.mentions_simple(cl) or _CLOSE.search(cl)):
                 continue
-            if all(o in an.group for m in lex.mentions(cl) for o in m.objects) and not _CLOSE.search(cl):
+            if all(o in members for m in lex.mentions(cl) for o in m.objects) and not _CLOSE.search(cl):
                 continue  # another clause about the group ("... and put them all away")
             i = self._lid(cl, chosen, cands, lex)
             if i is None:
