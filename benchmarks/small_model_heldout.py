@@ -34,8 +34,10 @@ HELDOUT_B_FILE = HELDOUT_DIR / "heldout_2026-11-24b.yaml"
 HELDOUT_C_FILE = HELDOUT_DIR / "heldout_2026-11-24c.yaml"
 #: the fourth, fresh held-out set ("held-out d"), written before the fourth round of changes
 HELDOUT_D_FILE = HELDOUT_DIR / "heldout_2026-11-24d.yaml"
+#: the fifth, fresh held-out set ("held-out e"), written independently before running goalsearch on it
+HELDOUT_E_FILE = HELDOUT_DIR / "heldout_2026-11-24e.yaml"
 HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
-                 "heldout-d": HELDOUT_D_FILE}
+                 "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 
@@ -269,7 +271,8 @@ def main() -> int:
     r = sub.add_parser("run")
     r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
     r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, heldout-b, "
-                   "heldout-b-oracle, heldout-c, heldout-c-oracle, heldout-d, heldout-d-oracle, saycan, "
+                   "heldout-b-oracle, heldout-c, heldout-c-oracle, heldout-d, heldout-d-oracle, heldout-e, "
+                   "heldout-e-oracle, saycan, "
                    "plan-tool, tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--label", help="save the run under this variant name")
