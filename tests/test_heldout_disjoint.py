@@ -126,10 +126,10 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 
 
 #: the held-out sets: the first (seen since its measurement), the second (b, seen since round 2's
-#: measurement), the third (c, written before round 3's changes) and the fresh fourth one (d,
-#: written before round 4's changes)
+#: measurement), the third (c, written before round 3's changes), the fourth (d, written before
+#: round 4's changes) and the fresh fifth one (e, written independently before goalsearch ran on it)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
-                 "heldout_2026-11-24d.yaml")
+                 "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -217,6 +217,23 @@ def test_fourth_heldout_set_disjoint_from_pools_prompts_and_training_data():
     fourth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[3]).read_text())["tasks"]]
     shared = _shared(fourth, training)
     assert shared == [], "held-out d instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+
+
+def test_fifth_heldout_set_is_fresh():
+    """Held-out e (written independently before goalsearch was run on it) shares no instruction
+    with the first four sets, uses AutoGPT+P scenes and own scenes none of them used, has two
+    unseen-class scenes each with an oracle map and two own default-map scenes, and about a
+    quarter to a third implicit needs."""
+    _assert_fresh(4, "e", 110, new_own_scenes=True)
+
+
+def test_fifth_heldout_set_disjoint_from_pools_prompts_and_training_data():
+    """Held-out e on its own against every pool, prompt and generated training file."""
+    training = _training_texts()
+    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    fifth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[4]).read_text())["tasks"]]
+    shared = _shared(fifth, training)
+    assert shared == [], "held-out e instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
