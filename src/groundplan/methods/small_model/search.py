@@ -146,6 +146,12 @@ class SearchOptions:
     #: other names of a class in mentions ("the fridge" for a refrigerator, "crisps" for chips;
     #: prompts/small_model/synonyms.yaml)
     synonyms: bool = True
+    # ---- round 5 (issue 21)
+    #: a place named after a destination preposition ("into the toolbox", "onto the bar", "over
+    #: to the bench"): placing atoms there get ``w_dest``, of the preposition's predicate when it
+    #: says one ("into": in, "onto": on); not a source ("from", "off", "out of") nor a descriptor
+    destinations: bool = True
+    w_dest: float = 0.15
 
 
 @dataclass(frozen=True)
@@ -325,6 +331,8 @@ class GoalSearcher:
                 scores = scores + self._empty_ones(instruction, an, cands, view)
         if need:
             scores = scores + self._need_mode(instruction, an, cands, view)
+        if opts.destinations:
+            scores = scores + self._dest_bonus(text, cands, lex)
         order = list(np.argsort(-scores))
         timings["score"] = time.perf_counter() - t1
         keep = self._keep_atoms(an, view, cands) if an is not None and opts.keep_in_place else ()
@@ -552,6 +560,8 @@ class GoalSearcher:
         if members:
             s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
             s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
+            if self.options.destinations:
+                s = s + self._dest_bonus(clauses[g], cands, lex)
             group = self._group_goal(an, cands, s, list(np.argsort(-s)))
             if group is None:
                 return multi
@@ -603,10 +613,14 @@ class GoalSearcher:
                 s = s + self.options.w_clause_context * full_scores
                 if bonus is not None:
                     s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
-                if states:
-                    s = s + self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents))
+                sb = self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents)) \
+                    if states else np.zeros(len(cands))
+                s = s + sb
                 if self.options.multistep_refs and lex is not None:
                     s = s + self._clause_refs(cl, chosen, cands, lex)
+                if self.options.destinations and lex is not None and not sb.any():
+                    # ("chop it on the board": the state; its placement comes as its companion)
+                    s = s + self._dest_bonus(cl, cands, lex)
             i = int(np.argmax(s))
             lid = self._lid(cl, chosen, cands, lex) if states and self.options.multistep_refs else None
             if lid is not None:
@@ -718,6 +732,39 @@ class GoalSearcher:
                         out[i] -= 3 * w  # taken out of it: not put into it
                     elif lex.view.place.get(c.focus) in m.objects:
                         out[i] += w
+        return out
+
+    def _dest_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
+        """Places ``text`` names after a destination preposition: their placing atoms get
+        ``w_dest`` ("into" / "inside" ask for ``in``, "onto" / "on top of" for ``on``; "in" and
+        "on" for theirs when the place has both; "to", "over to", "next to" for either)."""
+        out = np.zeros(len(cands))
+        low = text.lower()
+        placing = ("on", "in", "liquid_in")
+        places = {c.atom.args[1] for c in cands if c.atom.predicate in placing and len(c.atom.args) == 2}
+        dests: dict[str, str] = {}
+        for m in lex.mentions(text):
+            if m.category or m.descriptor:
+                continue
+            hit = m.objects & places
+            pm = _DEST_PREP.search(low[max(0, m.start - 30):m.start]) if hit else None
+            if pm is None or _NOT_DEST.search(low[max(0, m.start - 60):pm.start(1)]):
+                continue
+            kind = _PREP_KIND.get(re.sub(r"\s+", " ", pm.group(1)).removeprefix("back "), "")
+            for o in hit:
+                dests[o] = kind
+        if not dests:
+            return out
+        has = {(c.atom.args[0], c.atom.args[1], c.atom.predicate) for c in cands
+               if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2}
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate not in placing or len(a) != 2 or a[1] not in dests or c.holds:
+                continue
+            kind = dests[a[1]]
+            pred = "in" if c.atom.predicate == "liquid_in" else c.atom.predicate  # (milk into the bowl)
+            if not kind or kind == pred or (a[0], a[1], kind) not in has:
+                out[i] += self.options.w_dest
         return out
 
     def _empty_ones(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
@@ -876,6 +923,14 @@ _EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|
 #: after a mention: "the bar inside", "the one in there"
 _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b")
 #: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
+#: a destination preposition right before a place's name ("into the", "over to my", "back on the")
+_DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on|to|over\s+to))\s+"
+                        r"(?:the\s+|my\s+|your\s+|our\s+|a\s+|an\s+|that\s+|this\s+)?(?:\w+\s+)?$")
+#: before a destination preposition: a phrasal verb ("hold onto the can") or a relative clause
+#: that says where something is ("the place that has a banana in a bowl")
+_NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|where)\s+(?:has|have|had|is|are)\b"
+                       r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
+_PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
 _FILL = re.compile(r"\b(?:fill|refill|top\s+up|pour)\b", re.IGNORECASE)
