@@ -90,3 +90,16 @@ def test_destinations_switch_off(encoder, workshop, monkeypatch):
     monkeypatch.setattr(on, "_dest_bonus", boom)
     with pytest.raises(AssertionError):
         on.search("the glue gun goes into the cabinet", workshop.domain, workshop.problem)
+
+
+@pytest.mark.parametrize("text,need", [
+    ("I want every mug back on the shelf", False),
+    ("we need two chairs next to the window", False),
+    ("I'd like all the cushions on the sofa", False),
+    ("I need a couple of napkins", True),
+    ("I need two towels", True),
+])
+def test_a_wish_about_where_a_group_is_is_a_request(text, need):
+    from groundplan.methods.small_model.needs import is_need_statement
+
+    assert is_need_statement(text) is need

@@ -38,8 +38,10 @@ def speech() -> dict:
                 re.escape(w) for w in data.get("wish_state") or ("be",)) + r")\b"),
             # "I'd like the apple in the fridge", "I want the cups washed": a wish about where or
             # how a named thing is
+            # (round 5: also of a group or a number of things: "I want every mug on the shelf")
             "wish_object": re.compile(r"\b(?:want|need|like|prefer|love)\s+(?:the|my|your|this|that|these|those|both|"
-                                      r"all\s+the)\s+(?:[a-z]+\s+){1,3}?(?:" + "|".join(
+                                      r"all\s+(?:of\s+)?the|all|every(?:\s+single)?|each|two|three|four|five|six|"
+                                      r"a\s+couple\s+of|a\s+few|a\s+pair\s+of)\s+(?:[a-z]+\s+){1,3}?(?:" + "|".join(
                 re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
             "conditionals": tuple(tuple(c.split()) for c in data.get("conditionals") or ()),
             "placement": re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(
