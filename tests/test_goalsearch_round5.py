@@ -103,3 +103,14 @@ def test_a_wish_about_where_a_group_is_is_a_request(text, need):
     from groundplan.methods.small_model.needs import is_need_statement
 
     assert is_need_statement(text) is need
+
+
+def test_open_containers_hold_small_things(kitchen):
+    """A cup one drinks from holds things too (round 5: before, 'drink' pruned it); a coke does
+    not; a class whose last word is an open container ('salad_bowl') counts as one."""
+    from groundplan.methods.small_model.candidates import OPEN_CONTAINERS, enumerate_atoms
+
+    atoms = {c.atom for c in enumerate_atoms(kitchen.domain, kitchen.problem)}
+    assert Atom("in", ("apple0", "cup0")) in atoms
+    assert Atom("in", ("apple0", "coke0")) not in atoms
+    assert "bowl" in OPEN_CONTAINERS and "pot" in OPEN_CONTAINERS

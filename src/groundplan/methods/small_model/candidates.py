@@ -240,6 +240,13 @@ _AFFORDANCE_ORDER = ("wet-swipe", "dry-swipe", "cut", "heat", "contact-connect",
                      "consumable", "liquid-contain", "contain")
 
 
+#: carried containers things are put into, by the class name's last word (round 5: pots, jars,
+#: bags, ...; before, only the first seven, and cups, mugs and glasses were pruned as drinks)
+OPEN_CONTAINERS = frozenset({"bowl", "box", "basket", "bucket", "cup", "mug", "glass", "pot", "jar", "bag", "crate",
+                             "tub", "bin", "pail", "tin", "caddy", "canister", "container", "holder", "pouch", "sack",
+                             "tote", "hamper", "case", "chest", "organizer", "dish", "pan", "saucepan", "tray"})
+
+
 def _plausible(atom: Atom, view: SceneView, is_a) -> bool:
     p, args = atom.predicate, atom.args
     agents = set(view.humans) | set(view.robots)
@@ -249,10 +256,11 @@ def _plausible(atom: Atom, view: SceneView, is_a) -> bool:
             return False  # people and furniture are not carried
     if p in ("on", "in"):
         dest = args[1]
-        if dest in agents or is_a(dest, "consumable") or is_a(dest, "drink"):
-            return False  # food and drinks hold nothing
+        open_container = view.cls(dest).rsplit("_", 1)[-1] in OPEN_CONTAINERS  # ("salad_bowl": a bowl)
+        if dest in agents or is_a(dest, "consumable") or (is_a(dest, "drink") and not open_container):
+            return False  # food and drinks hold nothing (a mug one drinks from holds pens)
         if p == "in" and not (is_a(dest, "location") or not is_a(dest, "carry") or is_a(dest, "pour")
-                              or view.cls(dest) in ("bowl", "box", "basket", "bucket", "cup", "mug", "glass")):
+                              or open_container):
             # small carried things are containers only when their class says so
             return not is_a(dest, "carry")
     if p == "inhand":
