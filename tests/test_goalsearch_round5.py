@@ -114,3 +114,12 @@ def test_open_containers_hold_small_things(kitchen):
     assert Atom("in", ("apple0", "cup0")) in atoms
     assert Atom("in", ("apple0", "coke0")) not in atoms
     assert "bowl" in OPEN_CONTAINERS and "pot" in OPEN_CONTAINERS
+
+
+def test_open_containers_switch_off(kitchen):
+    from groundplan.methods.small_model.candidates import CandidateOptions, enumerate_atoms
+
+    atoms = {c.atom for c in enumerate_atoms(kitchen.domain, kitchen.problem,
+                                             options=CandidateOptions(open_containers=False))}
+    assert Atom("in", ("apple0", "cup0")) not in atoms
+    assert Atom("in", ("apple0", "bowl0")) in atoms

@@ -190,6 +190,8 @@ class CandidateOptions:
     use_phrases: bool = True
     #: for objects handed to a person, also the needs their class meets (knowledge/class_uses.yaml)
     class_uses: bool = True
+    #: round 5: cups, mugs and glasses hold things too, and so do the classes of ``OPEN_CONTAINERS``
+    open_containers: bool = True
 
 
 def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] = None,
@@ -216,7 +218,7 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
             if len(set(args)) < len(args):
                 continue
             atom = Atom(pred.name, tuple(args))
-            if options.affordance_pruning and not _plausible(atom, view, is_a):
+            if options.affordance_pruning and not _plausible(atom, view, is_a, options.open_containers):
                 continue
             focus = args[1] if pred.name == "at" else args[0]
             affs = tuple(a for a in _AFFORDANCE_ORDER if is_a(args[0], a)) if options.use_phrases else ()
@@ -247,7 +249,7 @@ OPEN_CONTAINERS = frozenset({"bowl", "box", "basket", "bucket", "cup", "mug", "g
                              "tote", "hamper", "case", "chest", "organizer", "dish", "pan", "saucepan", "tray"})
 
 
-def _plausible(atom: Atom, view: SceneView, is_a) -> bool:
+def _plausible(atom: Atom, view: SceneView, is_a, open_containers: bool = True) -> bool:
     p, args = atom.predicate, atom.args
     agents = set(view.humans) | set(view.robots)
     if p in ("on", "in", "inhand", "liquid_in") and args:
@@ -256,9 +258,14 @@ def _plausible(atom: Atom, view: SceneView, is_a) -> bool:
             return False  # people and furniture are not carried
     if p in ("on", "in"):
         dest = args[1]
-        open_container = view.cls(dest).rsplit("_", 1)[-1] in OPEN_CONTAINERS  # ("salad_bowl": a bowl)
-        if dest in agents or is_a(dest, "consumable") or (is_a(dest, "drink") and not open_container):
-            return False  # food and drinks hold nothing (a mug one drinks from holds pens)
+        if open_containers:
+            open_container = view.cls(dest).rsplit("_", 1)[-1] in OPEN_CONTAINERS  # ("salad_bowl": a bowl)
+            drink = is_a(dest, "drink") and not open_container  # (a mug one drinks from holds pens)
+        else:  # round 4
+            open_container = view.cls(dest) in ("bowl", "box", "basket", "bucket", "cup", "mug", "glass")
+            drink = is_a(dest, "drink")
+        if dest in agents or is_a(dest, "consumable") or drink:
+            return False  # food and drinks hold nothing
         if p == "in" and not (is_a(dest, "location") or not is_a(dest, "carry") or is_a(dest, "pour")
                               or open_container):
             # small carried things are containers only when their class says so

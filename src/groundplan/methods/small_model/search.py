@@ -152,6 +152,9 @@ class SearchOptions:
     #: says one ("into": in, "onto": on); not a source ("from", "off", "out of") nor a descriptor
     destinations: bool = True
     w_dest: float = 0.15
+    #: cups, mugs and glasses one drinks from hold things too, and so do pots, jars, bags, ... (by
+    #: the class name's last word; candidates.OPEN_CONTAINERS)
+    open_containers: bool = True
 
 
 @dataclass(frozen=True)
@@ -226,7 +229,7 @@ class GoalSearcher:
             enc = self.encoder if self.options.embeddings else None
             cands = enumerate_atoms(domain, problem, view, CandidateOptions(
                 self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases,
-                self.options.class_uses), uses_of=lambda c: uses.of(c, enc if self.options.uses_nearest else None))
+                self.options.class_uses, self.options.open_containers), uses_of=lambda c: uses.of(c, enc if self.options.uses_nearest else None))
             phrases = [p for c in cands for p in c.phrases]
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
