@@ -78,6 +78,13 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-multistep-refs": ("minus multi-step references (close the lid, from it, group and clauses, ...)",
                           {"multistep_refs": False}, True),
     "no-synonyms": ("minus class synonyms ('fridge' for a refrigerator)", {"synonyms": False}, True),
+    # round 5 (issue 21): each technique of the round switched off
+    "no-destinations": ("minus destinations named by a preposition ('into the box': in)",
+                        {"destinations": False}, True),
+    "no-open-containers": ("minus open containers (mugs, pots, jars, ... hold things)",
+                           {"open_containers": False}, True),
+    "round4-options": ("round 5's options off (destinations, open containers); the data and needs changes stay",
+                       {"destinations": False, "open_containers": False}, True),
 }
 
 
@@ -229,7 +236,8 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-d", "heldout-d-oracle", "heldout-c", "heldout-c-oracle", "heldout-b", "heldout-b-oracle",
+    for set_name in ("heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle", "heldout-c", "heldout-c-oracle",
+                     "heldout-b", "heldout-b-oracle",
                      "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning",
                      "tuning2", "tuning3", "tuning3dev"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \
