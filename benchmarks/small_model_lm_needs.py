@@ -11,13 +11,17 @@ phrases, as shipped). Prints top-1 hits per row.
 
 Result (2026-11-24, 2 cores): benchmarks/results/small_model/lm_needs.md.
 """
-import random, sys, time
-import numpy as np, yaml
+import random
+import time
 from pathlib import Path
+
+import yaml
+
 from groundplan.knowledge.uses import ClassUses
-from groundplan.llm.minilm import shared_minilm
 from groundplan.llm import LLMConfig, build_llm
 from groundplan.llm.goal_search import score_continuations
+from groundplan.llm.minilm import shared_minilm
+
 DATA = Path(__file__).resolve().parent / "data" / "small_model_train" / "needs_calibration.yaml"
 pairs = [(p["need"], p["cls"]) for p in yaml.safe_load(DATA.read_text())["pairs"]]
 enc, uses = shared_minilm(), ClassUses.load()
@@ -31,6 +35,11 @@ def mscore(need, cls):
     s = float((enc.encode([t.format(noun) for t in tpls]) @ q[need]).max())
     u = uses.of(cls, None)
     return max(s, 0.9 * float((enc.encode(list(u)) @ q[need]).max())) if u else s
+def _combined(lm, prior, need, cls, mode, w):
+    lp = lm[need][cls] - (prior[cls] if mode == "pmi" else 0)
+    return lp if w >= 1000 else mscore(need, cls) + w * lp
+
+
 llm = build_llm(LLMConfig(cache=False, n_threads=1))
 PROMPTS = {
  "A": 'A person says: "{}"\nThe most helpful object to hand them is the',
@@ -49,9 +58,6 @@ for key, P in PROMPTS.items():
         for w in (0.0, 0.02, 0.05, 0.1, 1000):
             hits = 0
             for n, c, cs in scenes:
-                def f(x):
-                    l = lm[n][x] - (prior[x] if mode == "pmi" else 0)
-                    return (mscore(n, x) if w < 1000 else 0) + (w if w < 1000 else 1) * l
-                hits += max(cs, key=f) == c
+                hits += max(cs, key=lambda x, n=n, mode=mode, w=w: _combined(lm, prior, n, x, mode, w)) == c
             print(key, mode, "w", w, f"{hits}/{len(scenes)}", flush=True)
 print("time", time.time() - t0)

@@ -41,7 +41,14 @@ from groundplan.methods.small_model.candidates import (
     enumerate_atoms,
     scene_view,
 )
-from groundplan.methods.small_model.mentions import PERSON, Analysis, Lexicon, analyze, functions, quantifier_text
+from groundplan.methods.small_model.mentions import (
+    PERSON,
+    Analysis,
+    Lexicon,
+    analyze,
+    functions,
+    quantifier_text,
+)
 from groundplan.methods.small_model.needs import INFINITIVE, is_need_statement, strip_purpose, wanted
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
