@@ -68,7 +68,7 @@ class Retriever:
 
     def nearest(self, query_emb: np.ndarray, k: int = 8) -> list[tuple[Example, float]]:
         sims = self._emb @ query_emb
-        idx = np.argsort(-sims)[:k]
+        idx = np.argsort(-sims, kind="stable")[:k]
         return [(self.pool[i], float(sims[i])) for i in idx]
 
 

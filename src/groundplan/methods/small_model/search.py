@@ -343,7 +343,7 @@ class GoalSearcher:
             scores = scores + self._need_mode(instruction, an, cands, view)
         if opts.destinations:
             scores = scores + self._dest_bonus(text, cands, lex)
-        order = list(np.argsort(-scores))
+        order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
         keep = self._keep_atoms(an, view, cands) if an is not None and opts.keep_in_place else ()
 
@@ -572,7 +572,7 @@ class GoalSearcher:
             s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
             if self.options.destinations:
                 s = s + self._dest_bonus(clauses[g], cands, lex)
-            group = self._group_goal(an, cands, s, list(np.argsort(-s)))
+            group = self._group_goal(an, cands, s, list(np.argsort(-s, kind="stable")))
             if group is None:
                 return multi
         chosen = [next(j for j, c in enumerate(cands) if c.atom == a) for a in group.atoms]
