@@ -83,8 +83,9 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                         {"destinations": False}, True),
     "no-open-containers": ("minus open containers (mugs, pots, jars, ... hold things)",
                            {"open_containers": False}, True),
-    "round4-options": ("round 5's options off (destinations, open containers); the data and needs changes stay",
-                       {"destinations": False, "open_containers": False}, True),
+    "no-second-phrase": ("minus the second-best phrase as a tie-breaker", {"w_second": 0.0}, True),
+    "round4-options": ("round 5's options off (destinations, open containers, second phrase); the data and "
+                       "needs changes stay", {"destinations": False, "open_containers": False, "w_second": 0.0}, True),
 }
 
 

@@ -123,3 +123,18 @@ def test_open_containers_switch_off(kitchen):
                                              options=CandidateOptions(open_containers=False))}
     assert Atom("in", ("apple0", "cup0")) not in atoms
     assert Atom("in", ("apple0", "bowl0")) in atoms
+
+
+def test_second_best_phrase_breaks_shared_phrase_ties(encoder):
+    """Two objects whose best phrase is the same affordance phrase: the one whose other phrases
+    also fit the instruction ranks first (round 5's ``w_second``)."""
+    import numpy as np
+
+    searcher = GoalSearcher(encoder)
+    q = np.array([1.0, 0.0])
+    emb = np.array([[0.9, 0.1], [0.2, 0.9], [0.9, 0.1], [0.7, 0.6]])
+    owner = np.array([0, 0, 1, 1])
+    tied = GoalSearcher(encoder, options=SearchOptions(w_second=0.0))._atom_scores(q, emb, owner, 2)
+    assert tied[0] == tied[1]
+    s = searcher._atom_scores(q, emb, owner, 2)
+    assert s[1] > s[0]

@@ -162,6 +162,8 @@ class SearchOptions:
     #: cups, mugs and glasses one drinks from hold things too, and so do pots, jars, bags, ... (by
     #: the class name's last word; candidates.OPEN_CONTAINERS)
     open_containers: bool = True
+    #: weight of an atom's second-best phrase similarity (ties of shared phrases; round 5); 0 disables
+    w_second: float = 0.02
 
 
 @dataclass(frozen=True)
@@ -268,6 +270,18 @@ class GoalSearcher:
         sims = emb @ q
         best = np.full(n, -1.0)
         np.maximum.at(best, owner, sims)
+        if self.options.w_second:
+            # the second-best phrase breaks ties of a shared phrase ("something to sweep with" for a
+            # towel and a broom: the broom's "I need to sweep the floor" decides)
+            idx = np.lexsort((-sims, owner))
+            first = np.ones(len(idx), dtype=bool)
+            first[1:] = owner[idx][1:] != owner[idx][:-1]
+            second = np.zeros(n)
+            rest = idx[~first]
+            firsts_of_rest = np.ones(len(rest), dtype=bool)
+            firsts_of_rest[1:] = owner[rest][1:] != owner[rest][:-1]
+            second[owner[rest][firsts_of_rest]] = sims[rest][firsts_of_rest]
+            best = best + self.options.w_second * second
         return best
 
     def _prior(self, q: Optional[np.ndarray], cands: Sequence[CandidateAtom]) -> tuple[np.ndarray, list, float]:
