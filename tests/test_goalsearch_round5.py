@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_small_model import needs_minilm  # noqa: F401  (skips without the bundled MiniLM)
 
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
-
-from test_small_model import needs_minilm  # noqa: F401  (skips without the bundled MiniLM)
 
 ROOT = Path(__file__).resolve().parents[1]
 KITCHEN = str(ROOT / "examples" / "scenes" / "kitchen.yaml")
