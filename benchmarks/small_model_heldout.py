@@ -36,8 +36,10 @@ HELDOUT_C_FILE = HELDOUT_DIR / "heldout_2026-11-24c.yaml"
 HELDOUT_D_FILE = HELDOUT_DIR / "heldout_2026-11-24d.yaml"
 #: the fifth, fresh held-out set ("held-out e"), written independently before running goalsearch on it
 HELDOUT_E_FILE = HELDOUT_DIR / "heldout_2026-11-24e.yaml"
+#: the sixth, fresh held-out set ("held-out f"), written independently before running goalsearch on it
+HELDOUT_F_FILE = HELDOUT_DIR / "heldout_2026-11-24f.yaml"
 HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
-                 "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE}
+                 "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE, "heldout-f": HELDOUT_F_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 
@@ -281,7 +283,7 @@ def main() -> int:
     r.add_argument("variants", nargs="+", choices=list(VARIANTS) + ["custom"])
     r.add_argument("--sets", default="heldout", help="comma-separated: heldout, heldout-oracle, heldout-b, "
                    "heldout-b-oracle, heldout-c, heldout-c-oracle, heldout-d, heldout-d-oracle, heldout-e, "
-                   "heldout-e-oracle, saycan, "
+                   "heldout-e-oracle, heldout-f, heldout-f-oracle, saycan, "
                    "plan-tool, tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--label", help="save the run under this variant name")
