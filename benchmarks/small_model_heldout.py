@@ -88,6 +88,17 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-second-phrase": ("minus the second-best phrase as a tie-breaker", {"w_second": 0.0}, True),
     "round4-options": ("round 5's options off (destinations, open containers, second phrase); the data and "
                        "needs changes stay", {"destinations": False, "open_containers": False, "w_second": 0.0}, True),
+    # round 6 (issue 21): each technique of the round switched off, and all of them
+    "no-mass-groups": ("minus category groups with an exception ('the fruit but not the lemon') and 'all the fabric'",
+                       {"mass_groups": False}, True),
+    "no-plural-refs": ("minus plural pronouns as every thing taken ('put them both on the shelf')",
+                       {"plural_refs": False}, True),
+    "no-instruments": ("minus tools after 'with it' and dipping / wiping as no placement",
+                       {"instruments": False}, True),
+    "no-need-paraphrases": ("minus the colloquial need lexicon ('gasping': thirsty)", {"need_paraphrases": False}, True),
+    "round5-options": ("round 6's options off (mass groups, plural refs, instruments, need paraphrases); the data "
+                       "changes stay", {"mass_groups": False, "plural_refs": False, "instruments": False,
+                                        "need_paraphrases": False}, True),
 }
 
 
@@ -239,8 +250,8 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle", "heldout-c", "heldout-c-oracle",
-                     "heldout-b", "heldout-b-oracle",
+    for set_name in ("heldout-f", "heldout-f-oracle", "heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle",
+                     "heldout-c", "heldout-c-oracle", "heldout-b", "heldout-b-oracle",
                      "heldout", "heldout-oracle", "saycan", "plan-tool", "tuning",
                      "tuning2", "tuning3", "tuning3dev"):
         have = [v for v in VARIANTS if (v, set_name) in runs] + \

@@ -56,7 +56,7 @@ _STAYS = re.compile(r"\b((?:the|my|your)\s+)([a-z_ ]+?)\s+(?:stays|remains|can\s
 _NEG_END = re.compile(r"[,.;!?]|\b(?:and|then|but|give|bring|hand|instead|please)\b", re.IGNORECASE)
 #: "leave the hammer where it is" / "keep the sponge on the counter": that object stays
 _LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s+(?:where\s+it\s+is|alone|as\s+it\s+is|"
-                    r"where\s+they\s+are|there|be|untouched|on|in)\b", re.IGNORECASE)
+                    r"where\s+they\s+are|there|be|untouched|on|in|out)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -439,10 +439,20 @@ def _kept_objects(text: str, mentions: list[Mention]) -> set[str]:
     return out
 
 
+#: a definite article before a mention: "the fruit", "your cutlery" (round 6)
+_DEFINITE = re.compile(r"\b(?:the|my|your|our|these|those)\s+(?:\w+\s+)?$")
+#: "all the fabric", "all of the bread": every object of a singular (mass) noun (round 6)
+_ALL_THE = re.compile(r"\ball\s+(?:of\s+)?(?:the|my|your|our|these|those)\s+(?:\w+\s+)?$")
+
+
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
-            groups: bool = True, keep: bool = False, singular_all: bool = False) -> Analysis:
+            groups: bool = True, keep: bool = False, singular_all: bool = False,
+            mass_groups: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
-    "every mug", "each glass" name every object of the class."""
+    "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
+    definite category word with an exception names the category's members ("the fruit, apart
+    from the tomato", "the cutlery but not the knives"), and "all the fabric" every object of
+    a singular noun."""
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
@@ -481,6 +491,11 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
         grouped += [m for m in kept if not m.plural and not m.category and m not in grouped
                     and re.search(r"\b(?:every|each)\s+(?:single\s+)?$", low[max(0, m.start - 20):m.start])
                     and len(m.objects - excluded) >= 2]
+    if mass_groups:
+        low = instruction.lower()
+        grouped += [m for m in kept if m not in grouped and len(m.objects - excluded) >= 2 and (
+            (m.category and excluded and _DEFINITE.search(low[max(0, m.start - 25):m.start]))
+            or (not m.plural and not m.category and _ALL_THE.search(low[max(0, m.start - 30):m.start])))]
     counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
     if counted:
         count = counted[0].count

@@ -106,9 +106,46 @@ def strip_purpose(text: str) -> str:
     return head if head and not is_need_statement(head) else text
 
 
-_WANT = re.compile(r"\b(?:like|want|need|have|use|fancy|crave|craving|get|give|bring|hand|pass|fetch|grab)\s+"
+#: (round 6: what the person is looking for: "can't find the clicker", "where's my phone")
+_WANT = re.compile(r"\b(?:like|want|need|have|use|fancy|crave|craving|get|give|bring|hand|pass|fetch|grab|find|seen|"
+                   r"lost|misplaced|locate|where's|where\s+is|where\s+are|where're)\s+"
                    r"(?:me\s+)?(?:(?:the|a|an|some|my|your|that|this|one|of|those|these|any|more|couple|pair|few|two|"
                    r"three|both|all|several)\s+){0,4}$")
+
+
+@lru_cache(maxsize=1)
+def _paraphrases() -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
+    """``prompts/small_model/need_paraphrases.yaml``: colloquial phrasings -> a plain need (round 6):
+    one pattern over every phrasing (longest first), the need each phrasing signals, the needs."""
+    res = resources.files("groundplan.prompts.small_model").joinpath("need_paraphrases.yaml")
+    data = yaml.safe_load(res.read_text()) if res.is_file() else None
+    needs: list[str] = []
+    of: dict[str, int] = {}
+    for entry in data or ():
+        needs.append(str(entry["need"]).strip())
+        for w in entry.get("says") or ():
+            w = str(w).lower().strip()
+            if w:
+                of.setdefault(w, len(needs) - 1)
+    if not of:
+        return re.compile(r"(?!)"), {}, ()
+    pat = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(of, key=len, reverse=True)) +
+                     r")(?![a-z])")
+    return pat, of, tuple(needs)
+
+
+def paraphrase_needs(text: str) -> tuple[str, ...]:
+    """The plain needs the colloquial phrasings of ``text`` signal ("I'm gasping": "I am thirsty
+    and want something to drink"), each once, in the order said; the longest phrasing wins where
+    two overlap ("the plants are thirsty" is no thirst)."""
+    pat, of, needs = _paraphrases()
+    low = text.lower().replace("’", "'")
+    out: list[str] = []
+    for m in pat.finditer(low):  # leftmost-longest, no overlaps
+        need = needs[of[m.group(0)]]
+        if need not in out:
+            out.append(need)
+    return tuple(out)
 
 
 def wanted(text: str, start: int) -> bool:
@@ -117,4 +154,4 @@ def wanted(text: str, start: int) -> bool:
     return bool(_WANT.search(text[max(0, start - 40):start].lower()))
 
 
-__all__ = ["INFINITIVE", "is_need_statement", "speech", "strip_purpose", "wanted"]
+__all__ = ["INFINITIVE", "is_need_statement", "paraphrase_needs", "speech", "strip_purpose", "wanted"]

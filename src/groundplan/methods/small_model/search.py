@@ -49,7 +49,13 @@ from groundplan.methods.small_model.mentions import (
     functions,
     quantifier_text,
 )
-from groundplan.methods.small_model.needs import INFINITIVE, is_need_statement, strip_purpose, wanted
+from groundplan.methods.small_model.needs import (
+    INFINITIVE,
+    is_need_statement,
+    paraphrase_needs,
+    strip_purpose,
+    wanted,
+)
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.goal import check_goal, parse_goal
@@ -164,6 +170,20 @@ class SearchOptions:
     open_containers: bool = True
     #: weight of an atom's second-best phrase similarity (ties of shared phrases; round 5); 0 disables
     w_second: float = 0.02
+    # ---- round 6 (issue 21)
+    #: "the fruit, apart from the tomato", "the cutlery but not the knives": a definite category
+    #: word with an exception is a group; "all the fabric": every object of a singular noun
+    mass_groups: bool = True
+    #: "take the bucket and the hose out and put them (both) on the shelf": a plural pronoun is
+    #: every object the earlier clauses took, each gets the clause's atom; a group's sentence
+    #: with a pronoun still closes the lid a later clause asks to close
+    plural_refs: bool = True
+    #: "give the remote a wipe with it": a pronoun after "with" is the tool, not the object; dipping
+    #: or wiping something in / on a place is no placement of it
+    instruments: bool = True
+    #: colloquial needs ("I'm gasping", "feeling peckish", "could murder a cuppa"): the plain need
+    #: a phrase of prompts/small_model/need_paraphrases.yaml signals is added to the scored text
+    need_paraphrases: bool = True
 
 
 @dataclass(frozen=True)
@@ -333,11 +353,12 @@ class GoalSearcher:
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
-                         keep=opts.keep_in_place, singular_all=opts.singular_all)
+                         keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups)
         text = an.text if an is not None else instruction
         if opts.multistep_refs:
             text = strip_purpose(text)
-        scores, near, parts, _ = self._scores(text, cands, emb, owner)
+        plain = paraphrase_needs(text) if opts.need_paraphrases else ()
+        scores, near, parts, _ = self._scores(" ".join((text,) + plain), cands, emb, owner)
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
@@ -576,11 +597,15 @@ class GoalSearcher:
         if not at:
             return multi
         g = at[0]
-        if any(_PRONOUN.search(cl) and not _CLOSE.search(cl) for k, cl in enumerate(clauses) if k != g):
+        pronoun = any(_PRONOUN.search(cl) and not _CLOSE.search(cl) for k, cl in enumerate(clauses) if k != g)
+        if pronoun and not (self.options.plural_refs and multi is not None):
             # "gather all the fruit and put it on the plate": one group, the whole sentence ("... and
             # close it" is a clause of its own: it closes where the group went)
             return multi
         group = multi
+        if pronoun:  # (plural_refs) the group as the whole sentence chose it; only closing clauses add
+            clauses = tuple(cl for k, cl in enumerate(clauses) if k == g or _CLOSE.search(cl))
+            members = frozenset()
         if members:
             s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
             s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
@@ -591,7 +616,8 @@ class GoalSearcher:
                 return multi
         chosen = [next(j for j, c in enumerate(cands) if c.atom == a) for a in group.atoms]
         atoms = list(group.atoms)
-        rest = self._rewrite_clauses(tuple(cl for k, cl in enumerate(clauses) if k != g), lex)
+        rest = tuple(cl for k, cl in enumerate(clauses) if k != g)
+        rest = rest if pronoun else self._rewrite_clauses(rest, lex)
         for cl in rest:
             if not (lex.mentions_simple(cl) or _CLOSE.search(cl)):
                 continue
@@ -652,6 +678,19 @@ class GoalSearcher:
             elif self.options.multistep_refs and _SOURCE_PRONOUN.search(cl) and not _PRONOUN.search(
                     _SOURCE_PRONOUN.sub(" ", cl)):
                 pass  # "fill a cup from it": the pronoun is where the thing comes from, not the thing
+            elif self.options.instruments and _WITH_PRONOUN.search(cl) and not _PRONOUN.search(
+                    _WITH_PRONOUN.sub(" ", cl)):
+                pass  # "give the remote a wipe with it": the pronoun is the tool
+            elif self.options.plural_refs and _PLURAL_PRONOUN.search(cl) and not _CLOSE.search(cl) and \
+                    len(taken := self._taken(clauses[:k], chosen, cands, lex, agents)) >= 2:
+                # "take the bucket and the hose out of the cabinet and put them both on the shelf"
+                same = [j for j in range(len(cands)) if cands[j].focus in taken]
+                i = max(same, key=lambda j: s[j])
+                pat = self._pattern(cands[i])
+                for o in sorted(taken - {cands[i].focus}):
+                    j = next((j for j in same if cands[j].focus == o and self._pattern(cands[j]) == pat), None)
+                    if j is not None:
+                        chosen.append(j)
             elif _PRONOUN.search(cl) and chosen:
                 # "... and move it to the trash": the pronoun's object is the previous clause's;
                 # "put it in the fridge and close it": the place, when the clause opens / closes
@@ -696,7 +735,8 @@ class GoalSearcher:
                 if same:
                     i = max(same, key=lambda j: s[j])
             chosen.append(i)
-            if states and cands[i].atom.predicate in _STATE_PREDICATES:
+            if states and cands[i].atom.predicate in _STATE_PREDICATES and not (
+                    self.options.instruments and cands[i].atom.predicate in ("clean", "wet")):
                 j = self._companion(cl, cands[i], cands, lex)
                 if j is not None:
                     chosen.insert(len(chosen) - 1, j)  # the placement first: the state is the later word
@@ -726,7 +766,9 @@ class GoalSearcher:
                     out[i] += w if c.frame == "inhand/?/human" else -w
         before = {a for i in chosen for a in cands[i].atom.args}
         if person:  # the destination this clause names ("... in the bin"), not one another clause names
-            here = {o for m in lex.mentions_simple(cl) if not m.descriptor for o in m.objects}
+            here = {o for m in lex.mentions_simple(cl) if not m.descriptor and not (
+                self.options.plural_refs and not _PREP_BEFORE.search(low[max(0, m.start - 25):m.start]))
+                for o in m.objects}  # (round 6: a place named after a preposition, not a verb's object)
             for i, c in enumerate(cands):
                 a = c.atom.args
                 if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
@@ -756,6 +798,8 @@ class GoalSearcher:
                         out[i] -= 3 * w  # taken out of it: not put into it
                     elif lex.view.place.get(c.focus) in m.objects:
                         out[i] += w
+                    elif self.options.plural_refs and c.focus in m.objects:
+                        out[i] -= w  # (round 6) nor moved itself
         return out
 
     def _dest_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
@@ -825,6 +869,27 @@ class GoalSearcher:
         return None
 
     @staticmethod
+    def _taken(earlier: Sequence[str], chosen, cands, lex: Lexicon, agents) -> set[str]:
+        """What a plural pronoun refers to (round 6): the things the earlier clauses name (not
+        the places they are taken from): a plural noun's members (there), one of a singular's
+        (the one an earlier atom is about)."""
+        about = {cands[i].focus for i in chosen}
+        out: set[str] = set()
+        for cl in earlier:
+            low = cl.lower()
+            ms = [m for m in lex.mentions(cl) if not m.category and not m.descriptor and m.objects]
+            src = {o for m in ms if _SOURCE_BEFORE.search(low[max(0, m.start - 25):m.start]) for o in m.objects}
+            for m in ms:
+                objs = set(m.objects) - src
+                if not objs:
+                    continue
+                if m.plural:
+                    out |= {o for o in objs if lex.view.place.get(o) in src} or objs if src else objs
+                else:
+                    out.add(next(iter(sorted(objs & about)), None) or sorted(objs)[0])
+        return out - agents - set(lex.view.place.values()) if len(out) > 2 else out - agents
+
+    @staticmethod
     def _refs(chosen, cands, cl: str, agents) -> set[str]:
         """What a pronoun of the clause refers to: the previous clause's object."""
         if not chosen or not _PRONOUN.search(cl):
@@ -838,7 +903,11 @@ class GoalSearcher:
         (or a pronoun refers to), get ``w_state``. ``person_does``: a need statement, where a
         verb after "to" is what the person will do ("I want to slice the bread")."""
         out = np.zeros(len(cands))
-        low = " " + " ".join(_WORD.findall(text.lower())) + " "
+        said = text.lower()
+        if self.options.instruments:  # round 6: a verb in a class name is no verb ("the rinse jar")
+            for m in reversed(lex.mentions_simple(text)):
+                said = said[:m.start] + " " * (m.end - m.start) + said[m.end:]
+        low = " " + " ".join(_WORD.findall(said)) + " "
         preds = {p for p, verbs in _state_verbs().items() if any(f" {v} " in low for v in verbs)}
         if person_does:
             preds = {p for p in preds if not any(re.search(INFINITIVE + re.escape(v) + r"\b", low)
@@ -849,6 +918,11 @@ class GoalSearcher:
             set(pronoun_refs)
         if not named:
             return out
+        if self.options.instruments and preds & {"wet", "clean"} and not _PUT.search(said):
+            # "dip the cloth in the jar", "wash the apple in the sink": not a placement of it
+            for i, c in enumerate(cands):
+                if c.atom.predicate in ("in", "on") and c.focus in named:
+                    out[i] -= 0.5 * self.options.w_state
         for i, c in enumerate(cands):
             if c.holds and not (self.options.multistep_refs and c.atom.predicate in ("opened", "closed")):
                 continue  # a door or lid a clause closes may be opened on the way ("... and close the fridge")
@@ -957,6 +1031,15 @@ _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|whe
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
+_WITH_PRONOUN = re.compile(r"\bwith\s+(?:it|them|that|this)\b", re.IGNORECASE)
+_PREP_BEFORE = re.compile(r"\b(?:in|into|on|onto|to|inside|at|under|beside|near|by|over|across|towards?|next\s+to|"
+                          r"on\s+top\s+of|back\s+in|back\s+on)\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+|our\s+|its\s+|"
+                          r"their\s+|this\s+|that\s+)?(?:\w+\s+)?$")
+_PUT = re.compile(r"\b(?:put|place|set|leave|drop|move|pop|stick|store|lay|hang)\b")
+#: a plural pronoun as a verb's object ("put them both on the shelf"), not after a preposition
+#: ("pour milk over them": a place) nor "one of them"
+_PLURAL_PRONOUN = re.compile(r"(?<!\bin )(?<!\bon )(?<!\bof )(?<!\bto )(?<!\binto )(?<!\bonto )(?<!\bover )"
+                             r"(?<!\bfrom )(?<!\bwith )(?<!\bunder )\b(?:them|those|these|both)\b", re.IGNORECASE)
 _FILL = re.compile(r"\b(?:fill|refill|top\s+up|pour)\b", re.IGNORECASE)
 
 
