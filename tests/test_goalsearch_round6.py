@@ -72,3 +72,17 @@ def test_with_it_is_the_tool(encoder, utility):
 def test_colloquial_needs_are_paraphrased():
     assert paraphrase_needs("I'm absolutely parched")  # the lexicon knows a common one
     assert paraphrase_needs("put the apple on the table") == ()
+
+
+@pytest.mark.parametrize("instruction,expected", [
+    ("honestly, I'm spitting feathers here", A("inhand", "bottle0", "human0")),
+    ("I'm famished after the run", A("inhand", "apple0", "human0")),
+])
+def test_a_colloquial_need_finds_what_meets_it(encoder, utility, instruction, expected):
+    assert _top(encoder, utility, instruction) == {expected}
+    assert _top(encoder, utility, instruction, need_paraphrases=False) != {expected}
+
+
+def test_any_of_a_category_with_an_exception_is_one_thing(encoder, utility):
+    got = _top(encoder, utility, "hand me any of the fruit except the lemon")
+    assert len(got) == 1 and A("inhand", "lemon0", "human0") not in got

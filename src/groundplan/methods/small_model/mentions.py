@@ -494,7 +494,10 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if mass_groups:
         low = instruction.lower()
         grouped += [m for m in kept if m not in grouped and len(m.objects - excluded) >= 2 and (
-            (m.category and excluded and _DEFINITE.search(low[max(0, m.start - 25):m.start]))
+            (m.category and excluded and _DEFINITE.search(low[max(0, m.start - 25):m.start])
+             and not _one_of(_WORD.findall(low[max(0, m.start - 40):m.start])[-4:])
+             and not re.search(r"\b(?:any|one|either|some)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?$",
+                               low[max(0, m.start - 25):m.start]))
             or (not m.plural and not m.category and _ALL_THE.search(low[max(0, m.start - 30):m.start])))]
     counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
     if counted:
