@@ -127,10 +127,12 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 
 #: the held-out sets: the first (seen since its measurement), the second (b, seen since round 2's
 #: measurement), the third (c, written before round 3's changes), the fourth (d, written before
-#: round 4's changes), the fifth (e, written independently before goalsearch ran on it) and the fresh
-#: sixth one (f, written independently likewise)
+#: round 4's changes), the fifth (e, written independently before goalsearch ran on it), the sixth
+#: (f, written independently likewise) and the fresh seventh one (g, written independently for the
+#: next session's blind measurement)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
-                 "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml")
+                 "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
+                 "heldout_2026-11-24g.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -252,6 +254,23 @@ def test_sixth_heldout_set_disjoint_from_pools_prompts_and_training_data():
     sixth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[5]).read_text())["tasks"]]
     shared = _shared(sixth, training)
     assert shared == [], "held-out f instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+
+
+def test_seventh_heldout_set_is_fresh():
+    """Held-out g (written independently; nobody ran goalsearch on it when it was committed) shares
+    no instruction with the first six sets, uses AutoGPT+P scenes and own scenes none of them used,
+    has two unseen-class scenes each with an oracle map and two own default-map scenes, and about a
+    quarter to a third implicit needs."""
+    _assert_fresh(6, "g", 110, new_own_scenes=True)
+
+
+def test_seventh_heldout_set_disjoint_from_pools_prompts_and_training_data():
+    """Held-out g on its own against every pool, prompt and generated training file."""
+    training = _training_texts()
+    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    seventh = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[6]).read_text())["tasks"]]
+    shared = _shared(seventh, training)
+    assert shared == [], "held-out g instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
