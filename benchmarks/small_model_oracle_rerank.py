@@ -1,0 +1,99 @@
+"""How much could a reranker over goalsearch's candidates give? (issue 21, a diagnostic)
+
+For each instruction of a set, goalsearch proposes its ranked goals (at most ``max_goals``,
+6 by default). The shipped method plans the first that passes the checks and the planner.
+This script plans *every* candidate and executes it against the task's check goal, and
+reports per family:
+
+* ``top-1``: the shipped answer (the first candidate that plans);
+* ``oracle@k``: some candidate among the first k succeeds: the most a perfect reranker over
+  goalsearch's own candidates could reach (an upper bound, not a method).
+
+Run it on seen sets only. A fresh held-out set measured this way is no longer blind for a
+reranker trained on what this prints.
+
+    python benchmarks/small_model_oracle_rerank.py --sets heldout-f,heldout-e [--timeout 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import small_model_heldout as H  # noqa: E402
+
+from groundplan.errors import GoalError, GroundplanError  # noqa: E402
+from groundplan.methods import get_method  # noqa: E402
+from groundplan.methods.base import TraceRecorder, execute_and_score  # noqa: E402
+from groundplan.pddl.goal import check_goal, parse_goal  # noqa: E402
+from groundplan.pddl.semantics import check_semantics  # noqa: E402
+from groundplan.planners import get_planner  # noqa: E402
+from groundplan.sim.pipeline import build, plan_and_check  # noqa: E402
+
+BLIND = ("heldout-g", "heldout-g-oracle")
+
+
+def candidate_outcomes(task, searcher, planner, timeout: float) -> list[bool | None]:
+    """For each ranked candidate: True (succeeds), False (plans, fails the check), None (does not plan)."""
+    pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
+    res = searcher.search(task.instruction, pt.domain, pt.problem)
+    out: list[bool | None] = []
+    for g in res.goals:
+        try:
+            f = parse_goal(g.text)
+            check_goal(f, pt.domain, pt.problem, typecheck=False)
+            check_semantics(f, pt.domain, pt.problem, pt.skillset.semantic_conditions)
+            plan = plan_and_check(pt, g.text, planner, typecheck=False, timeout=timeout)
+            if plan.status != "solved":
+                out.append(None)
+                continue
+            out.append(bool(execute_and_score(pt, plan.plan, task, TraceRecorder(), own_goal=g.text).success))
+        except (GoalError, GroundplanError):
+            out.append(None)
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", required=True, help="comma-separated set names (seen sets only)")
+    ap.add_argument("--timeout", type=float, default=10.0, help="planner seconds per candidate")
+    ap.add_argument("--json", help="write per-instruction outcomes here")
+    args = ap.parse_args()
+    sets = [s for s in args.sets.split(",") if s]
+    refused = [s for s in sets if s in BLIND]
+    if refused:
+        print(f"error: {', '.join(refused)} is kept blind for the next round; pick seen sets", file=sys.stderr)
+        return 2
+    searcher = get_method("goalsearch").searcher({})
+    planner = get_planner("fast-downward")
+    rows = []
+    for s in sets:
+        for t in H.tasks_for(s):
+            oc = candidate_outcomes(t, searcher, planner, args.timeout)
+            first = next((o for o in oc if o is not None), False)
+            rows.append({"set": s, "task": t.id, "family": t.subset or "-", "top1": bool(first),
+                         "outcomes": oc})
+            print(f"{s} {t.id} top1={'ok ' if first else 'BAD'} {''.join('+' if o else '.' if o is False else 'x' for o in oc)}",
+                  flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    print()
+    print("| set | family | n | top-1 | oracle@2 | oracle@3 | oracle@6 |")
+    print("|---|---|---|---|---|---|---|")
+    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for r in rows:
+        groups[(r["set"], r["family"])].append(r)
+        groups[(r["set"], "all")].append(r)
+    for (s, fam), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] != "all", kv[0][1])):
+        at = [sum(any(o for o in r["outcomes"][:k]) for r in rs) for k in (2, 3, 6)]
+        print(f"| {s} | {fam} | {len(rs)} | {sum(r['top1'] for r in rs)} | {at[0]} | {at[1]} | {at[2]} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
