@@ -879,7 +879,10 @@ class GoalSearcher:
     def _taken(earlier: Sequence[str], chosen, cands, lex: Lexicon, agents) -> set[str]:
         """What a plural pronoun refers to (round 6): the things the earlier clauses name (not
         the places they are taken from): a plural noun's members (there), one of a singular's
-        (the one an earlier atom is about)."""
+        (the one an earlier atom is about). When that makes more than two, places (things that
+        hold other things now) are left out: with several things named, a place is where they go
+        or come from. (A heuristic, kept as measured on held-out f and g; a destination
+        preposition before the mention would be the better test.)"""
         about = {cands[i].focus for i in chosen}
         out: set[str] = set()
         for cl in earlier:
