@@ -77,6 +77,7 @@ def test_colloquial_needs_are_paraphrased():
 @pytest.mark.parametrize("instruction,expected", [
     ("honestly, I'm spitting feathers here", A("inhand", "bottle0", "human0")),
     ("I'm famished after the run", A("inhand", "apple0", "human0")),
+    ("ugh I spilt water all over myself", A("inhand", "cloth0", "human0")),
 ])
 def test_a_colloquial_need_finds_what_meets_it(encoder, utility, instruction, expected):
     assert _top(encoder, utility, instruction) == {expected}
