@@ -83,16 +83,21 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     print()
-    print("| set | family | n | top-1 | oracle@2 | oracle@3 | oracle@6 |")
-    print("|---|---|---|---|---|---|---|")
+    print(table(rows))
+    return 0
+
+
+def table(rows: list[dict]) -> str:
+    """Per set and family: top-1 and oracle@k successes."""
+    lines = ["| set | family | n | top-1 | oracle@2 | oracle@3 | oracle@6 |", "|---|---|---|---|---|---|---|"]
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
         groups[(r["set"], r["family"])].append(r)
-        groups[(r["set"], "all")].append(r)
-    for (s, fam), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] != "all", kv[0][1])):
+        groups[(r["set"], "(every family)")].append(r)
+    for (s, fam), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] != "(every family)", kv[0][1])):
         at = [sum(any(o for o in r["outcomes"][:k]) for r in rs) for k in (2, 3, 6)]
-        print(f"| {s} | {fam} | {len(rs)} | {sum(r['top1'] for r in rs)} | {at[0]} | {at[1]} | {at[2]} |")
-    return 0
+        lines.append(f"| {s} | {fam} | {len(rs)} | {sum(r['top1'] for r in rs)} | {at[0]} | {at[1]} | {at[2]} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
