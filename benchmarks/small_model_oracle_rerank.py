@@ -63,17 +63,30 @@ def main() -> int:
     ap.add_argument("--sets", required=True, help="comma-separated set names (seen sets only)")
     ap.add_argument("--timeout", type=float, default=10.0, help="planner seconds per candidate")
     ap.add_argument("--json", help="write per-instruction outcomes here")
+    ap.add_argument("--config", default="{}", help="goalsearch options as JSON (e.g. '{\"max_goals\": 20}')")
+    ap.add_argument("--failures-of", metavar="RESULT_JSON",
+                    help="only the instructions this small_model_heldout.py result failed")
     args = ap.parse_args()
     sets = [s for s in args.sets.split(",") if s]
     refused = [s for s in sets if s in BLIND]
     if refused:
         print(f"error: {', '.join(refused)} is kept blind for the next round; pick seen sets", file=sys.stderr)
         return 2
-    searcher = get_method("goalsearch").searcher({})
+    try:
+        config = json.loads(args.config)
+    except json.JSONDecodeError as exc:
+        print(f"error: --config is not JSON: {exc}", file=sys.stderr)
+        return 2
+    only = None
+    if args.failures_of:
+        only = {r["task"] for r in json.loads(Path(args.failures_of).read_text())["rows"] if not r["success"]}
+    searcher = get_method("goalsearch").searcher(config)
     planner = get_planner("fast-downward")
     rows = []
     for s in sets:
         for t in H.tasks_for(s):
+            if only is not None and t.id not in only:
+                continue
             oc = candidate_outcomes(t, searcher, planner, args.timeout)
             first = next((o for o in oc if o is not None), False)
             rows.append({"set": s, "task": t.id, "family": t.subset or "-", "top1": bool(first),
@@ -89,14 +102,15 @@ def main() -> int:
 
 def table(rows: list[dict]) -> str:
     """Per set and family: top-1 and oracle@k successes."""
-    lines = ["| set | family | n | top-1 | oracle@2 | oracle@3 | oracle@6 |", "|---|---|---|---|---|---|---|"]
+    lines = ["| set | family | n | top-1 | oracle@2 | oracle@3 | oracle@6 | oracle@10 | oracle@20 |",
+             "|---|---|---|---|---|---|---|---|---|"]
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in rows:
         groups[(r["set"], r["family"])].append(r)
         groups[(r["set"], "(every family)")].append(r)
     for (s, fam), rs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] != "(every family)", kv[0][1])):
-        at = [sum(any(o for o in r["outcomes"][:k]) for r in rs) for k in (2, 3, 6)]
-        lines.append(f"| {s} | {fam} | {len(rs)} | {sum(r['top1'] for r in rs)} | {at[0]} | {at[1]} | {at[2]} |")
+        at = [sum(any(o for o in r["outcomes"][:k]) for r in rs) for k in (2, 3, 6, 10, 20)]
+        lines.append(f"| {s} | {fam} | {len(rs)} | {sum(r['top1'] for r in rs)} | " + " | ".join(map(str, at)) + " |")
     return "\n".join(lines)
 
 
