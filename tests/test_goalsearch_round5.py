@@ -6,32 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_small_model import needs_minilm  # noqa: F401  (skips without the bundled MiniLM)
 
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
 
-ROOT = Path(__file__).resolve().parents[1]
-KITCHEN = str(ROOT / "examples" / "scenes" / "kitchen.yaml")
 WORKSHOP = str(Path(__file__).resolve().parent / "data" / "round4_workshop.yaml")
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    from groundplan.llm.minilm import shared_minilm
-
-    return shared_minilm()
 
 
 @pytest.fixture(scope="module")
 def workshop():
     return build(WORKSHOP)
-
-
-@pytest.fixture(scope="module")
-def kitchen():
-    return build(KITCHEN)
 
 
 def _atoms(res):

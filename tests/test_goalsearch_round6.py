@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_small_model import needs_minilm  # noqa: F401  (skips without the bundled MiniLM)
 
 from groundplan.methods.small_model.needs import paraphrase_needs
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
@@ -15,13 +14,6 @@ from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
 
 UTILITY = str(Path(__file__).resolve().parent / "data" / "round6_utility.yaml")
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    from groundplan.llm.minilm import shared_minilm
-
-    return shared_minilm()
 
 
 @pytest.fixture(scope="module")

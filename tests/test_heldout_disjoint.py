@@ -7,6 +7,7 @@ instructions of four or more words)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -78,8 +79,9 @@ def _instruction_fields(obj) -> list[str]:
     return []
 
 
-def _training_texts() -> list[tuple[str, str]]:
-    """(file, text) for every string of every training / pool / prompt file."""
+@lru_cache(maxsize=1)
+def _training_texts() -> tuple[tuple[str, str], ...]:
+    """(file, text) for every string of every training / pool / prompt file (read once per run)."""
     out = []
     for d in TRAINING_DIRS:
         if not d.exists():
@@ -99,7 +101,7 @@ def _training_texts() -> list[tuple[str, str]]:
 
                 out += [(rel, s) for line in text.splitlines() if line.strip() for s in _strings(json.loads(line))]
             out.append((rel, text))  # the whole file too (templates, few-shot blocks)
-    return out
+    return tuple(out)
 
 
 def _overlap(a: str, b: str) -> float:
@@ -188,6 +190,16 @@ def _assert_fresh(index: int, label: str, min_tasks: int, *, new_own_scenes: boo
     assert 0.2 <= implicit / len(new["tasks"]) <= 0.35
 
 
+def _assert_disjoint(index: int, label: str) -> None:
+    """Held-out set ``label`` (``HELDOUT_FILES[index]``) on its own against every pool, prompt and
+    generated training file."""
+    training = _training_texts()
+    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    texts = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[index]).read_text())["tasks"]]
+    shared = _shared(texts, training)
+    assert shared == [], f"held-out {label} instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+
+
 def test_third_heldout_set_is_fresh():
     """Held-out c shares no instruction with the first two sets (both seen by then), uses
     AutoGPT+P scenes neither of them used, has two unseen-class scenes each with an oracle map
@@ -198,11 +210,7 @@ def test_third_heldout_set_is_fresh():
 def test_third_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out c on its own against every pool, prompt and generated training file (the
     generated tuning data of round 3 included)."""
-    training = _training_texts()
-    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
-    third = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[2]).read_text())["tasks"]]
-    shared = _shared(third, training)
-    assert shared == [], "held-out c instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+    _assert_disjoint(2, "c")
 
 
 def test_fourth_heldout_set_is_fresh():
@@ -215,11 +223,7 @@ def test_fourth_heldout_set_is_fresh():
 
 def test_fourth_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out d on its own against every pool, prompt and generated training file."""
-    training = _training_texts()
-    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
-    fourth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[3]).read_text())["tasks"]]
-    shared = _shared(fourth, training)
-    assert shared == [], "held-out d instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+    _assert_disjoint(3, "d")
 
 
 def test_fifth_heldout_set_is_fresh():
@@ -232,11 +236,7 @@ def test_fifth_heldout_set_is_fresh():
 
 def test_fifth_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out e on its own against every pool, prompt and generated training file."""
-    training = _training_texts()
-    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
-    fifth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[4]).read_text())["tasks"]]
-    shared = _shared(fifth, training)
-    assert shared == [], "held-out e instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+    _assert_disjoint(4, "e")
 
 
 def test_sixth_heldout_set_is_fresh():
@@ -249,11 +249,7 @@ def test_sixth_heldout_set_is_fresh():
 
 def test_sixth_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out f on its own against every pool, prompt and generated training file."""
-    training = _training_texts()
-    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
-    sixth = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[5]).read_text())["tasks"]]
-    shared = _shared(sixth, training)
-    assert shared == [], "held-out f instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+    _assert_disjoint(5, "f")
 
 
 def test_seventh_heldout_set_is_fresh():
@@ -266,11 +262,7 @@ def test_seventh_heldout_set_is_fresh():
 
 def test_seventh_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out g on its own against every pool, prompt and generated training file."""
-    training = _training_texts()
-    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
-    seventh = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[6]).read_text())["tasks"]]
-    shared = _shared(seventh, training)
-    assert shared == [], "held-out g instructions found in pools / prompts / training data:\n" + "\n".join(shared)
+    _assert_disjoint(6, "g")
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():

