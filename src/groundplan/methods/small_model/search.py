@@ -182,7 +182,8 @@ class SearchOptions:
     #: or wiping something in / on a place is no placement of it
     instruments: bool = True
     #: colloquial needs ("I'm gasping", "feeling peckish", "could murder a cuppa"): the plain need
-    #: a phrase of prompts/small_model/need_paraphrases.yaml signals is added to the scored text
+    #: a phrase of prompts/small_model/need_paraphrases.yaml signals is scored too, and each atom
+    #: keeps the better of its two scores (for need statements and requests that name nothing)
     need_paraphrases: bool = True
     #: what an atom's closeness to the plain need loses against its closeness to the words said
     #: (0.1: of 0, 0.05 and 0.1 on 15 paraphrase-sensitive instructions of the seen sets a-e)
@@ -1030,7 +1031,6 @@ _SOURCE_BEFORE = re.compile(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s
 _EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|unused|vacant)\s+$")
 #: after a mention: "the bar inside", "the one in there"
 _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b")
-#: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 #: a destination preposition right before a place's name ("into the", "over to my", "back on the")
 _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on|to|over\s+to))\s+"
                         r"(?:the\s+|my\s+|your\s+|our\s+|a\s+|an\s+|that\s+|this\s+)?(?:\w+\s+)?$")
@@ -1039,6 +1039,7 @@ _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on
 _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|where)\s+(?:has|have|had|is|are)\b"
                        r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
+#: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
 _WITH_PRONOUN = re.compile(r"\bwith\s+(?:it|them|that|this)\b", re.IGNORECASE)
