@@ -11,53 +11,49 @@ phrases, as shipped). Prints top-1 hits per row.
 
 Result (2026-11-24, 2 cores): benchmarks/results/small_model/lm_needs.md.
 """
-import random
+from __future__ import annotations
+
+import sys
 import time
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from groundplan.knowledge.uses import ClassUses
-from groundplan.llm import LLMConfig, build_llm
-from groundplan.llm.goal_search import score_continuations
-from groundplan.llm.minilm import shared_minilm
+from small_model_needs_calibration import NeedScorer, calibration_scenes  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data" / "small_model_train" / "needs_calibration.yaml"
-pairs = [(p["need"], p["cls"]) for p in yaml.safe_load(DATA.read_text())["pairs"]]
-enc, uses = shared_minilm(), ClassUses.load()
-classes = sorted({c for _, c in pairs})
-rng = random.Random(0)
-scenes = [(n, c, [c] + rng.sample([x for x in classes if x != c], 11)) for n, c in pairs for _ in range(3)]
-q = dict(zip([n for n, _ in pairs], enc.encode([n for n, _ in pairs])))
-tpls = ["bring me the {}", "give me the {}", "I need the {}", "the {} would help"]
-def mscore(need, cls):
-    noun = cls.replace("_", " ")
-    s = float((enc.encode([t.format(noun) for t in tpls]) @ q[need]).max())
-    u = uses.of(cls, None)
-    return max(s, 0.9 * float((enc.encode(list(u)) @ q[need]).max())) if u else s
-def _combined(lm, prior, need, cls, mode, w):
-    lp = lm[need][cls] - (prior[cls] if mode == "pmi" else 0)
+from groundplan.llm import LLMConfig, build_llm  # noqa: E402
+from groundplan.llm.goal_search import score_continuations  # noqa: E402
+
+PROMPTS = {
+    "A": 'A person says: "{}"\nThe most helpful object to hand them is the',
+    "B": 'Person: {}\nRobot: I will bring you the',
+}
+
+
+def combined(lm, prior, mscore, need: str, cls: str, mode: str, w: float) -> float:
+    """The model's log-probability of the class name (``pmi``: less its prior after a neutral
+    sentence), alone (``w`` 1000) or added with weight ``w`` to the MiniLM need score."""
+    lp = lm[need][cls] - (prior[cls] if mode == "pmi" else 0.0)
     return lp if w >= 1000 else mscore(need, cls) + w * lp
 
 
-llm = build_llm(LLMConfig(cache=False, n_threads=1))
-PROMPTS = {
- "A": 'A person says: "{}"\nThe most helpful object to hand them is the',
- "B": 'Person: {}\nRobot: I will bring you the',
-}
-t0 = time.time()
-for key, P in PROMPTS.items():
-    lm = {}
-    neutral = score_continuations(llm, P.format("Hello."), [" " + c.replace("_", " ") for c in classes])
-    prior = dict(zip(classes, neutral.logprobs if hasattr(neutral, "logprobs") else neutral.sums))
-    for n, _ in pairs:
-        r = score_continuations(llm, P.format(n), [" " + c.replace("_", " ") for c in classes])
-        vals = r.logprobs if hasattr(r, "logprobs") else r.sums
-        lm[n] = dict(zip(classes, vals))
-    for mode in ("raw", "pmi"):
-        for w in (0.0, 0.02, 0.05, 0.1, 1000):
-            hits = 0
-            for n, c, cs in scenes:
-                hits += max(cs, key=lambda x, n=n, mode=mode, w=w: _combined(lm, prior, n, x, mode, w)) == c
-            print(key, mode, "w", w, f"{hits}/{len(scenes)}", flush=True)
-print("time", time.time() - t0)
+def main() -> None:
+    pairs, classes, scenes = calibration_scenes()
+    mscore = NeedScorer([n for n, _ in pairs])
+    names = [" " + c.replace("_", " ") for c in classes]
+    llm = build_llm(LLMConfig(cache=False, n_threads=1))
+    t0 = time.time()
+    for key, prompt in PROMPTS.items():
+        prior = dict(zip(classes, score_continuations(llm, prompt.format("Hello."), names).logprobs))
+        lm = {n: dict(zip(classes, score_continuations(llm, prompt.format(n), names).logprobs)) for n, _ in pairs}
+
+        for mode in ("raw", "pmi"):
+            for w in (0.0, 0.02, 0.05, 0.1, 1000):
+                hits = sum(max(cs, key=lambda x, n=n: combined(lm, prior, mscore, n, x, mode, w)) == c
+                           for n, c, cs in scenes)
+                print(key, mode, "w", w, f"{hits}/{len(scenes)}", flush=True)
+    print("time", round(time.time() - t0, 1))
+
+
+if __name__ == "__main__":
+    main()

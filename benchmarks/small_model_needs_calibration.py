@@ -27,19 +27,40 @@ TEMPLATES = {
 }
 
 
-def main() -> None:
-    pairs = [(p["need"], p["cls"]) for p in yaml.safe_load(DATA.read_text())["pairs"]]
-    enc, uses = shared_minilm(), ClassUses.load()
-    classes = sorted({c for _, c in pairs})
-    rng = random.Random(0)
-    scenes = [(n, c, [c] + rng.sample([x for x in classes if x != c], 11)) for n, c in pairs for _ in range(3)]
-    q = dict(zip([n for n, _ in pairs], enc.encode([n for n, _ in pairs])))
+#: the shipped name templates (prompts/small_model/phrases.yaml ``inhand/human``)
+SHIPPED_TEMPLATES = TEMPLATES["+ I need / would help (shipped)"]
 
-    def score(need: str, cls: str, tpls, w: float, nearest: bool) -> float:
+
+def calibration_scenes(seed: int = 0):
+    """The (need, class) pairs and 3 scenes of 12 classes per pair: (need, gold class, classes)."""
+    pairs = [(p["need"], p["cls"]) for p in yaml.safe_load(DATA.read_text())["pairs"]]
+    classes = sorted({c for _, c in pairs})
+    rng = random.Random(seed)
+    scenes = [(n, c, [c] + rng.sample([x for x in classes if x != c], 11)) for n, c in pairs for _ in range(3)]
+    return pairs, classes, scenes
+
+
+class NeedScorer:
+    """goalsearch's MiniLM need score of a class: the best of its name templates and (weighted)
+    its class-use phrases, against the need sentence."""
+
+    def __init__(self, needs):
+        self.enc, self.uses = shared_minilm(), ClassUses.load()
+        needs = list(dict.fromkeys(needs))
+        self.q = dict(zip(needs, self.enc.encode(needs)))
+
+    def __call__(self, need: str, cls: str, tpls=SHIPPED_TEMPLATES, w: float = 0.9, nearest: bool = False) -> float:
+        enc, q = self.enc, self.q
         noun = cls.replace("_", " ")
         s = float((enc.encode([t.format(noun) for t in tpls]) @ q[need]).max())
-        u = uses.of(cls, enc if nearest else None)
+        u = self.uses.of(cls, enc if nearest else None)
         return max(s, w * float((enc.encode(list(u)) @ q[need]).max())) if u else s
+
+
+def main() -> None:
+    pairs, _, scenes = calibration_scenes()
+    score = NeedScorer([n for n, _ in pairs])
+    uses = score.uses
 
     print("| name templates | class-use weight | nearest-name uses | top-1 (all) | classes with uses | without |")
     print("|---|---|---|---|---|---|")
