@@ -130,17 +130,18 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 #: the held-out sets: the first (seen since its measurement), the second (b, seen since round 2's
 #: measurement), the third (c, written before round 3's changes), the fourth (d, written before
 #: round 4's changes), the fifth (e, written independently before goalsearch ran on it), the sixth
-#: (f, written independently likewise) and the fresh seventh one (g, written independently for the
-#: next session's blind measurement)
+#: (f, written independently likewise), the seventh (g, written independently for the next
+#: session's blind measurement) and the fresh eighth one (h, written independently on 2026-11-25
+#: for a later blind measurement)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
-                 "heldout_2026-11-24g.yaml")
+                 "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
 def test_heldout_set_is_large_and_dated(name):
     data = yaml.safe_load((HELDOUT_DIR / name).read_text())
-    assert str(data["date"]) == "2026-11-24"
+    assert str(data["date"]) == name[len("heldout_"):len("heldout_") + 10]  # the date in the file name
     tasks = data["tasks"]
     assert len(tasks) >= 80
     assert len({t["scene"] for t in tasks}) >= 6
@@ -263,6 +264,19 @@ def test_seventh_heldout_set_is_fresh():
 def test_seventh_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out g on its own against every pool, prompt and generated training file."""
     _assert_disjoint(6, "g")
+
+
+def test_eighth_heldout_set_is_fresh():
+    """Held-out h (written independently on 2026-11-25; nobody ran goalsearch on it when it was
+    committed) shares no instruction with the first seven sets, uses AutoGPT+P scenes and own
+    scenes none of them used, has two unseen-class scenes each with an oracle map and two own
+    default-map scenes, and about a quarter to a third implicit needs."""
+    _assert_fresh(7, "h", 110, new_own_scenes=True)
+
+
+def test_eighth_heldout_set_disjoint_from_pools_prompts_and_training_data():
+    """Held-out h on its own against every pool, prompt and generated training file."""
+    _assert_disjoint(7, "h")
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
