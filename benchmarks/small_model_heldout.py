@@ -104,6 +104,12 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "round5-options": ("round 6's options off (mass groups, plural refs, instruments, need paraphrases); the data "
                        "changes stay", {"mass_groups": False, "plural_refs": False, "instruments": False,
                                         "need_paraphrases": False}, True),
+    # round 7 (issue 21): each technique of the round switched off, and both
+    "no-compound-nouns": ("minus noun compounds ('the fruit basket' is a basket, 'the coffee table' a table)",
+                          {"compound_nouns": False}, True),
+    "no-empty-clauses": ("minus dropping clauses of only 'but' / 'thanks'", {"empty_clauses": False}, True),
+    "round6-options": ("round 7's options off (noun compounds, empty clauses)",
+                       {"compound_nouns": False, "empty_clauses": False}, True),
 }
 
 

@@ -159,9 +159,13 @@ class Lexicon:
     """The scene's nouns: class names (singular / plural), categories, place names."""
 
     def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
-                 functions: bool = False, states: bool = False, synonyms_on: bool = False):
+                 functions: bool = False, states: bool = False, synonyms_on: bool = False,
+                 compounds: bool = False):
         self.view = view
         self.states = states
+        #: round 7: a class noun right before another ("the coffee table", "the salad bowl") is a
+        #: modifier of that noun, not a mention of its own (English compounds end in their head)
+        self.compounds = compounds
         #: groups named by function (round 3): (pattern, members, name)
         self._fn = self._function_groups(view, is_a) if functions and is_a is not None else []
         spec = (functions_data() if self._fn else {}).get("functions") or {}
@@ -301,6 +305,8 @@ class Lexicon:
                     chosen = {objs[ordinal]}
                 out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, plural, cls.startswith("#"),
                                    ordinal, count))
+            if self.compounds:
+                out = self._heads_only(low, out)
         # "the second one", "the one in the bowl": the class of the nearest mention before
         for m in re.finditer(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b", low):
             if not m.group(1) and "the" not in m.group(0):
@@ -375,7 +381,39 @@ class Lexicon:
             ordinal = next((ORDINALS.index(w) for w in reversed(before) if w in ORDINALS), None)
             chosen = {objs[ordinal]} if ordinal is not None and ordinal < len(objs) else set(objs)
             out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, plural, False, ordinal))
+        return self._heads_only(low, out) if self.compounds else out
+
+    def without_modifiers(self, text: str) -> str:
+        """``text`` without the class nouns that only modify the next one ("hand me the towel
+        basket": "hand me the basket"), so that no phrase about them scores for the words."""
+        if not self.compounds or self._re is None:
+            return text
+        low = text.lower()
+        ms = [Mention(m.start(), m.end(), frozenset(), self._form[m.group(1)][0], self._form[m.group(1)][1],
+                      self._form[m.group(1)][0].startswith("#")) for m in self._re.finditer(low)]
+        kept = {(m.start, m.end) for m in self._heads_only(low, ms)}
+        cut = [m for m in ms if (m.start, m.end) not in kept]
+        for m in reversed(cut):
+            text = text[:m.start] + text[m.end + 1:]
+        return text
+
+    @staticmethod
+    def _heads_only(low: str, ms: list[Mention]) -> list[Mention]:
+        """Drop a singular noun that only modifies the class noun right after it ("coffee" in
+        "the coffee table", "fruit" in "the fruit bowl"); a head that is only the last word of
+        a longer class name ("can" of "trash can") or a category is no head ("the coke can"), nor
+        a part the scene models as its whole ("the fridge door": opening it opens the fridge)."""
+        out = []
+        for a, b in zip(ms, ms[1:] + [None]):
+            if b is not None and not a.plural and not b.category and not b.cls.startswith("@") \
+                    and b.cls not in _PARTS and low[a.end:b.start] == " ":
+                continue
+            out.append(a)
         return out
+
+
+#: parts named after their whole ("the fridge door"): the whole stays a mention (round 7)
+_PARTS = frozenset({"door"})
 
 
 def _clause_end(text: str, start: int) -> int:

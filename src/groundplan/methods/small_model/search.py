@@ -188,6 +188,12 @@ class SearchOptions:
     #: what an atom's closeness to the plain need loses against its closeness to the words said
     #: (0.1: of 0, 0.05 and 0.1 on 15 paraphrase-sensitive instructions of the seen sets a-e)
     paraphrase_margin: float = 0.1
+    # ---- round 7 (issue 21)
+    #: "the coffee table", "the salad bowl", "the fruit bowl": a class noun right before another
+    #: class noun modifies it and names nothing itself (mentions.Lexicon)
+    compound_nouns: bool = True
+    #: a clause of only conjunctions and courtesy ("but", "thanks", "please") asks for nothing
+    empty_clauses: bool = True
 
 
 @dataclass(frozen=True)
@@ -254,7 +260,7 @@ class GoalSearcher:
         key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
                self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
                self.options.function_groups, self.options.state_verbs, self.options.synonyms,
-               self.options.w_class_uses, self.options.uses_nearest)
+               self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -282,7 +288,8 @@ class GoalSearcher:
 
             hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.function_groups,
                                                    states=self.options.state_verbs,
-                                                   synonyms_on=self.options.synonyms))
+                                                   synonyms_on=self.options.synonyms,
+                                                   compounds=self.options.compound_nouns))
             self._scenes.put(key, hit)
         return hit
 
@@ -361,6 +368,8 @@ class GoalSearcher:
         text = an.text if an is not None else instruction
         if opts.multistep_refs:
             text = strip_purpose(text)
+        if opts.compound_nouns:  # "hand me the towel basket": the words scored say "the basket"
+            text = lex.without_modifiers(text)
         need = opts.need_mode and is_need_statement(text)
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
         plain = paraphrase_needs(text) if opts.need_paraphrases and (need or an is None or not an.named) else ()
@@ -370,7 +379,8 @@ class GoalSearcher:
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
-        one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)]) < 2
+        one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c) and not (
+            opts.empty_clauses and set(_WORD.findall(c.lower())) <= _FILLER_WORDS)]) < 2
         # "I want to slice the bread": the person slices it (a knife), unless the state is asked for
         sb = self._state_bonus(text, cands, lex, person_does=need) if opts.state_verbs and one_clause \
             else np.zeros(len(cands))
@@ -565,6 +575,8 @@ class GoalSearcher:
         another clause names one."""
         if self.options.multistep_refs:
             clauses = self._shared_predicates(clauses, lex)
+        if self.options.empty_clauses:  # "..., but." once the kept part is cut out; "..., thanks"
+            clauses = [c for c in clauses if not set(_WORD.findall(c.lower())) <= _FILLER_WORDS]
         out: list[str] = []
         for cl in clauses:
             words = _WORD.findall(cl.lower())
@@ -1032,6 +1044,10 @@ _EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|
 #: after a mention: "the bar inside", "the one in there"
 _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b")
 #: a destination preposition right before a place's name ("into the", "over to my", "back on the")
+#: words that alone make no request (a clause of only these is dropped; round 7)
+_FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
+                           "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
+                           "thx", "x", "first", "after", "that"})
 _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on|to|over\s+to))\s+"
                         r"(?:the\s+|my\s+|your\s+|our\s+|a\s+|an\s+|that\s+|this\s+)?(?:\w+\s+)?$")
 #: before a destination preposition: a phrasal verb ("hold onto the can") or a relative clause
