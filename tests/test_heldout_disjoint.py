@@ -131,11 +131,11 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 #: measurement), the third (c, written before round 3's changes), the fourth (d, written before
 #: round 4's changes), the fifth (e, written independently before goalsearch ran on it), the sixth
 #: (f, written independently likewise), the seventh (g, written independently for the next
-#: session's blind measurement) and the fresh eighth one (h, written independently on 2026-11-25
-#: for a later blind measurement)
+#: session's blind measurement), the eighth (h, written independently on 2026-11-25 for a later
+#: blind measurement) and the fresh ninth one (i, likewise written independently on 2026-11-25)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
-                 "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml")
+                 "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml", "heldout_2026-11-25i.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -277,6 +277,19 @@ def test_eighth_heldout_set_is_fresh():
 def test_eighth_heldout_set_disjoint_from_pools_prompts_and_training_data():
     """Held-out h on its own against every pool, prompt and generated training file."""
     _assert_disjoint(7, "h")
+
+
+def test_ninth_heldout_set_is_fresh():
+    """Held-out i (written independently on 2026-11-25; nobody ran goalsearch on it when it was
+    committed) shares no instruction with the first eight sets, uses AutoGPT+P scenes and own
+    scenes none of them used, has two unseen-class scenes each with an oracle map and two own
+    default-map scenes, and about a quarter to a third implicit needs."""
+    _assert_fresh(8, "i", 110, new_own_scenes=True)
+
+
+def test_ninth_heldout_set_disjoint_from_pools_prompts_and_training_data():
+    """Held-out i on its own against every pool, prompt and generated training file."""
+    _assert_disjoint(8, "i")
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():

@@ -20,6 +20,14 @@ def test_refuses_a_blind_set():
     assert "Traceback" not in out.stderr
 
 
+def test_refuses_the_ninth_blind_set():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_model_need_lm.py"), "dump",
+                          "--sets", "heldout-i-oracle"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "heldout-i-oracle is kept blind" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def _row(scores, right, extra):
     return {"set": "s", "id": "x", "scores": scores, "right": right, "extra": extra}
 

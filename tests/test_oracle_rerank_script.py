@@ -25,6 +25,14 @@ def test_refuses_the_eighth_blind_set():
     assert "Traceback" not in out.stderr
 
 
+def test_refuses_the_ninth_blind_set():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_model_oracle_rerank.py"),
+                          "--sets", "heldout-i,heldout-f"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "heldout-i is kept blind" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
 def test_bad_config_is_one_line_and_exit_2():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_model_oracle_rerank.py"),
                           "--sets", "heldout-f", "--config", "{max_goals: 20"], capture_output=True, text=True,
