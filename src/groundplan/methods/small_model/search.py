@@ -379,8 +379,8 @@ class GoalSearcher:
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
-        one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c) and not (
-            opts.empty_clauses and set(_WORD.findall(c.lower())) <= _FILLER_WORDS)]) < 2
+        one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
+                          and not (opts.empty_clauses and _asks_nothing(c))]) < 2
         # "I want to slice the bread": the person slices it (a knife), unless the state is asked for
         sb = self._state_bonus(text, cands, lex, person_does=need) if opts.state_verbs and one_clause \
             else np.zeros(len(cands))
@@ -576,7 +576,7 @@ class GoalSearcher:
         if self.options.multistep_refs:
             clauses = self._shared_predicates(clauses, lex)
         if self.options.empty_clauses:  # "..., but." once the kept part is cut out; "..., thanks"
-            clauses = [c for c in clauses if not set(_WORD.findall(c.lower())) <= _FILLER_WORDS]
+            clauses = [c for c in clauses if not _asks_nothing(c)]
         out: list[str] = []
         for cl in clauses:
             words = _WORD.findall(cl.lower())
@@ -1043,11 +1043,18 @@ _SOURCE_BEFORE = re.compile(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s
 _EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|unused|vacant)\s+$")
 #: after a mention: "the bar inside", "the one in there"
 _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b")
-#: a destination preposition right before a place's name ("into the", "over to my", "back on the")
 #: words that alone make no request (a clause of only these is dropped; round 7)
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
                            "thx", "x", "first", "after", "that"})
+
+
+def _asks_nothing(clause: str) -> bool:
+    """A clause of only conjunctions and courtesy words ("but.", "thanks")."""
+    return set(_WORD.findall(clause.lower())) <= _FILLER_WORDS
+
+
+#: a destination preposition right before a place's name ("into the", "over to my", "back on the")
 _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on|to|over\s+to))\s+"
                         r"(?:the\s+|my\s+|your\s+|our\s+|a\s+|an\s+|that\s+|this\s+)?(?:\w+\s+)?$")
 #: before a destination preposition: a phrasal verb ("hold onto the can") or a relative clause
