@@ -201,95 +201,24 @@ def _assert_disjoint(index: int, label: str) -> None:
     assert shared == [], f"held-out {label} instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
-def test_third_heldout_set_is_fresh():
-    """Held-out c shares no instruction with the first two sets (both seen by then), uses
-    AutoGPT+P scenes neither of them used, has two unseen-class scenes each with an oracle map
-    and two own default-map scenes, and about a quarter implicit needs."""
-    _assert_fresh(2, "c", 90, new_own_scenes=False)
+#: sets c to i, each written before goalsearch ran on it (c: 90 tasks and the own scenes of a and b
+#: allowed again; from d on: 110 tasks and own scenes no earlier set used)
+_LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5, "f", 110, True),
+               (6, "g", 110, True), (7, "h", 110, True), (8, "i", 110, True)]
 
 
-def test_third_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out c on its own against every pool, prompt and generated training file (the
-    generated tuning data of round 3 included)."""
-    _assert_disjoint(2, "c")
+@pytest.mark.parametrize("index,label,min_tasks,new_own_scenes", _LATER_SETS, ids=[s[1] for s in _LATER_SETS])
+def test_later_heldout_set_is_fresh(index, label, min_tasks, new_own_scenes):
+    """Each later held-out set shares no instruction with the sets before it, uses AutoGPT+P scenes
+    none of them used, has two unseen-class scenes each with an oracle map and two own default-map
+    scenes, and about a quarter to a third implicit needs."""
+    _assert_fresh(index, label, min_tasks, new_own_scenes=new_own_scenes)
 
 
-def test_fourth_heldout_set_is_fresh():
-    """Held-out d (written before round 4's changes) shares no instruction with the first three
-    sets (all seen by then), uses AutoGPT+P scenes none of them used, has two unseen-class
-    scenes each with an oracle map and two own default-map scenes, and about a quarter to a
-    third implicit needs."""
-    _assert_fresh(3, "d", 110, new_own_scenes=True)
-
-
-def test_fourth_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out d on its own against every pool, prompt and generated training file."""
-    _assert_disjoint(3, "d")
-
-
-def test_fifth_heldout_set_is_fresh():
-    """Held-out e (written independently before goalsearch was run on it) shares no instruction
-    with the first four sets, uses AutoGPT+P scenes and own scenes none of them used, has two
-    unseen-class scenes each with an oracle map and two own default-map scenes, and about a
-    quarter to a third implicit needs."""
-    _assert_fresh(4, "e", 110, new_own_scenes=True)
-
-
-def test_fifth_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out e on its own against every pool, prompt and generated training file."""
-    _assert_disjoint(4, "e")
-
-
-def test_sixth_heldout_set_is_fresh():
-    """Held-out f (written independently before goalsearch was run on it) shares no instruction
-    with the first five sets, uses AutoGPT+P scenes and own scenes none of them used, has two
-    unseen-class scenes each with an oracle map and two own default-map scenes, and about a
-    quarter to a third implicit needs."""
-    _assert_fresh(5, "f", 110, new_own_scenes=True)
-
-
-def test_sixth_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out f on its own against every pool, prompt and generated training file."""
-    _assert_disjoint(5, "f")
-
-
-def test_seventh_heldout_set_is_fresh():
-    """Held-out g (written independently; nobody ran goalsearch on it when it was committed) shares
-    no instruction with the first six sets, uses AutoGPT+P scenes and own scenes none of them used,
-    has two unseen-class scenes each with an oracle map and two own default-map scenes, and about a
-    quarter to a third implicit needs."""
-    _assert_fresh(6, "g", 110, new_own_scenes=True)
-
-
-def test_seventh_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out g on its own against every pool, prompt and generated training file."""
-    _assert_disjoint(6, "g")
-
-
-def test_eighth_heldout_set_is_fresh():
-    """Held-out h (written independently on 2026-11-25; nobody ran goalsearch on it when it was
-    committed) shares no instruction with the first seven sets, uses AutoGPT+P scenes and own
-    scenes none of them used, has two unseen-class scenes each with an oracle map and two own
-    default-map scenes, and about a quarter to a third implicit needs."""
-    _assert_fresh(7, "h", 110, new_own_scenes=True)
-
-
-def test_eighth_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out h on its own against every pool, prompt and generated training file."""
-    _assert_disjoint(7, "h")
-
-
-def test_ninth_heldout_set_is_fresh():
-    """Held-out i (written independently on 2026-11-25; nobody ran goalsearch on it when it was
-    committed) shares no instruction with the first eight sets, uses AutoGPT+P scenes and own
-    scenes none of them used, has two unseen-class scenes each with an oracle map and two own
-    default-map scenes, and about a quarter to a third implicit needs."""
-    _assert_fresh(8, "i", 110, new_own_scenes=True)
-
-
-def test_ninth_heldout_set_disjoint_from_pools_prompts_and_training_data():
-    """Held-out i on its own against every pool, prompt and generated training file."""
-    _assert_disjoint(8, "i")
+@pytest.mark.parametrize("index,label", [s[:2] for s in _LATER_SETS], ids=[s[1] for s in _LATER_SETS])
+def test_later_heldout_set_disjoint_from_pools_prompts_and_training_data(index, label):
+    """Each later held-out set on its own against every pool, prompt and generated training file."""
+    _assert_disjoint(index, label)
 
 
 def test_heldout_disjoint_from_pools_prompts_and_training_data():
