@@ -212,4 +212,21 @@ def shared_minilm(model_dir: Optional[Path] = None) -> MiniLM:
         return _SHARED[key]
 
 
-__all__ = ["EmbedderUnavailable", "MiniLM", "bundled_minilm_dir", "read_safetensors", "shared_minilm"]
+_WORDS: Optional[frozenset[str]] = None
+
+
+def vocabulary_words() -> frozenset[str]:
+    """The whole English words of the encoder's WordPiece vocabulary (letters only, 3 or more),
+    an offline word list ("bench", "work" for splitting "workbench"); empty without the model."""
+    global _WORDS
+    if _WORDS is None:
+        try:
+            lines = (bundled_minilm_dir() / "vocab.txt").read_text(encoding="utf-8").split()
+        except (EmbedderUnavailable, OSError):
+            lines = []
+        _WORDS = frozenset(w for w in lines if len(w) >= 3 and w.isascii() and w.isalpha() and w.islower())
+    return _WORDS
+
+
+__all__ = ["EmbedderUnavailable", "MiniLM", "bundled_minilm_dir", "read_safetensors", "shared_minilm",
+           "vocabulary_words"]

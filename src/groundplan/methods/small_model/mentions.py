@@ -53,6 +53,13 @@ _NO_CUE = re.compile(r"(?:(?<=[,;:\-])\s*|\b(?:just|but|and|though)\s+)no\b(?!\s
 #: "the X stays on the Y", "the X can stay there", "keep the X on it": X is kept where it is (round 3)
 _STAYS = re.compile(r"\b((?:the|my|your)\s+)([a-z_ ]+?)\s+(?:stays|remains|can\s+stay|should\s+stay|must\s+stay|"
                     r"has\s+to\s+stay)\b", re.IGNORECASE)
+#: round 8 (``cue_words``): "I don't need the veil", "no need for the ladder", "the knife isn't needed"
+_NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
+                           r"\bnot\s+needed\b", re.IGNORECASE)
+#: round 8 (``cue_words``): "get a coke out and hand it over", "pass them here", "fetch the salad":
+#: handed to the person too
+PERSON_MORE = re.compile(r"\b(?:hand|pass|give|toss|chuck|bring)\s+(?:(?:it|them|that|this|those|these|one|some)\s+)?"
+                         r"(?:over|here)\b|\bfetch\b", re.IGNORECASE)
 _NEG_END = re.compile(r"[,.;!?]|\b(?:and|then|but|give|bring|hand|instead|please)\b", re.IGNORECASE)
 #: "leave the hammer where it is" / "keep the sponge on the counter": that object stays
 _LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s+(?:where\s+it\s+is|alone|as\s+it\s+is|"
@@ -136,6 +143,8 @@ class Analysis:
     negated_spans: tuple[str, ...] = field(default=())
     #: objects the instruction keeps where they are ("leave the X on the Y", "the X stays")
     kept: frozenset[str] = frozenset()
+    #: round 8 (``cue_words``): "hand it over", "fetch" hand things to the person too
+    more_cues: bool = False
 
     @property
     def named(self) -> frozenset[str]:
@@ -148,7 +157,7 @@ class Analysis:
 
     @property
     def to_person(self) -> bool:
-        return bool(PERSON.search(self.text))
+        return to_person(self.text, self.more_cues)
 
     @property
     def descriptors(self) -> frozenset[str]:
@@ -160,12 +169,20 @@ class Lexicon:
 
     def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
                  functions: bool = False, states: bool = False, synonyms_on: bool = False,
-                 compounds: bool = False):
+                 compounds: bool = False, compound_words: Optional[frozenset[str]] = None,
+                 category_heads: bool = False):
         self.view = view
         self.states = states
         #: round 7: a class noun right before another ("the coffee table", "the salad bowl") is a
         #: modifier of that noun, not a mention of its own (English compounds end in their head)
         self.compounds = compounds
+        #: round 8: a one-word compound class name is also named by its last word ("the bench" for a
+        #: workbench, "the shelf" for a bookshelf) when both parts are words of ``compound_words``
+        #: and the scene has no class of that word
+        self.compound_words = compound_words or frozenset()
+        #: round 8: a class is of a category when its head noun is ("wire_cutter": a cutter;
+        #: "rib_tool": a tool; "beekeeping_gloves": gloves, clothing)
+        self.category_heads = category_heads
         #: groups named by function (round 3): (pattern, members, name)
         self._fn = self._function_groups(view, is_a) if functions and is_a is not None else []
         spec = (functions_data() if self._fn else {}).get("functions") or {}
@@ -193,6 +210,8 @@ class Lexicon:
                         forms += [(p, c, True) for p in plural_forms(other)]
             if " " in noun:  # "lime soda" is a soda, "kitchen knife" a knife
                 heads.setdefault(noun.split()[-1], []).append(c)
+            elif self.compound_words and (tail := compound_head(noun, self.compound_words)):
+                heads.setdefault(tail, []).append(c)
         for head, classes in heads.items():
             if head in self.by_cls:
                 continue  # a class of that name is matched by its own forms
@@ -202,7 +221,7 @@ class Lexicon:
             forms += [(p, key, True) for p in plural_forms(head)]
         cats = categories()
         for word, spec in cats.items():
-            objs = self._category_objects(spec, is_a)
+            objs = self._category_objects(spec, is_a, word)
             if objs:
                 for form in [word, *(spec.get("forms") or [])]:
                     forms.append((form, "#" + word, form != word and form.endswith("s")))
@@ -272,8 +291,18 @@ class Lexicon:
         keep = [x for x in out if not any(f.start <= x.start < f.end for f in found)]
         return sorted(keep + found, key=lambda x: x.start)
 
-    def _category_objects(self, spec: dict, is_a) -> set[str]:
+    def _category_objects(self, spec: dict, is_a, word: str = "") -> set[str]:
         classes = set(spec.get("classes") or ())
+        if self.category_heads and classes:
+            heads = {word, *classes}
+            heads |= {p for h in list(heads) for p in plural_forms(h)}
+            for c in self.by_cls:
+                if c.startswith(("#", "@")) or c in classes:
+                    continue
+                parts = c.lower().replace("-", "_").split("_")
+                head = parts[-1] if len(parts) > 1 else compound_head(parts[0], self.compound_words)
+                if head and head in heads:
+                    classes.add(c)
         affs = spec.get("affordances") or ()
         unless = spec.get("unless") or ()
         out = set()
@@ -435,11 +464,30 @@ def _one_of(before: list[str]) -> bool:
     return False
 
 
-def _negated_spans(text: str, keep: bool = False) -> list[tuple[int, int]]:
+def compound_head(noun: str, words: frozenset[str]) -> Optional[str]:
+    """The head of a one-word compound ("workbench": "bench", "bookshelf": "shelf"): the longest
+    last part of 4 or more letters after a first part of 3 or more, both in ``words``."""
+    for i in range(3, len(noun) - 3):
+        if noun[:i] in words and noun[i:] in words:
+            return noun[i:]
+    return None
+
+
+def to_person(text: str, more_cues: bool = False) -> bool:
+    """Whether ``text`` hands something to the person ("give me", "for me", "I'd like"; with
+    ``more_cues`` (round 8) also "hand it over", "pass them here", "fetch")."""
+    return bool(PERSON.search(text) or (more_cues and PERSON_MORE.search(text)))
+
+
+def _negated_spans(text: str, keep: bool = False, more_cues: bool = False) -> list[tuple[int, int]]:
     """Negated spans; with ``keep`` (round 3) also "just no X", and a kept object's span runs to
-    the end of its clause ("leave the broom on the counter": the counter is no destination)."""
+    the end of its clause ("leave the broom on the counter": the counter is no destination);
+    with ``more_cues`` (round 8) also "I don't need the X", "no need for the X"."""
     spans = []
-    for m in _NEG_CUE.finditer(text):
+    cues = list(_NEG_CUE.finditer(text))
+    if more_cues:
+        cues += [m for m in _NEG_CUE_MORE.finditer(text) if not any(c.start() <= m.start() < c.end() for c in cues)]
+    for m in cues:
         end_m = _NEG_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
         # "isn't coke" / "not the banana": the span is the cue and what follows it
@@ -485,16 +533,17 @@ _ALL_THE = re.compile(r"\ball\s+(?:of\s+)?(?:the|my|your|our|these|those)\s+(?:\
 
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
-            mass_groups: bool = False) -> Analysis:
+            mass_groups: bool = False, more_cues: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
     from the tomato", "the cutlery but not the knives"), and "all the fabric" every object of
-    a singular noun."""
+    a singular noun. ``more_cues`` (round 8): "don't need the X" negates, "hand it over" / "fetch"
+    hand to the person, "everything out of the fridge" takes the group from the fridge."""
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
-    spans = _negated_spans(text, keep) if negation else []
+    spans = _negated_spans(text, keep, more_cues) if negation else []
     kept_objs = frozenset(_kept_objects(text, mentions)) if negation and keep else frozenset()
     kept = []
     for m in mentions:
@@ -511,7 +560,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     named_excl = frozenset(excluded)
     if not groups:
         return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans),
-                        kept=kept_objs)
+                        kept=kept_objs, more_cues=more_cues)
     words = _WORD.findall(quantifier_text(positive).lower())
     group: set[str] = set()
     count: Optional[int] = None
@@ -550,14 +599,15 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             if m.category or not (set(m.objects) & places):
                 continue
             pre = instruction.lower()[max(0, m.start - 25):m.start]
-            prep = re.search(r"\b(on|in|from|off|at|inside|clear|empty)\b(\s+\w+){0,2}\s*$", pre)
+            prep = re.search(r"\b(on|in|from|off|at|inside|clear|empty" + (r"|out\s+of" if more_cues else "") +
+                             r")\b(\s+\w+){0,2}\s*$", pre)
             if not prep:
                 continue
             # a source when said so ("from", "off", "clear the table"), when a destination
             # follows, or when the verb needs none ("throw away all the fruit in the bowl");
             # else a destination
             later = [x for x in kept if x.start > m.end and not x.category and (set(x.objects) & places)]
-            said = prep.group(1) in ("from", "off", "clear", "empty")
+            said = prep.group(1) in ("from", "off", "clear", "empty") or prep.group(1).startswith("out")
             if not said and not later and not _NO_DEST.search(instruction):
                 continue
             place = next(iter(m.objects)) if len(m.objects) == 1 else None
@@ -577,7 +627,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if group and len(group) < 2 and count is None:
         group = set()
     return Analysis(positive or text, tuple(kept), named_excl, frozenset(group), count, source,
-                    tuple(text[s:e] for s, e in spans), kept_objs)
+                    tuple(text[s:e] for s, e in spans), kept_objs, more_cues)
 
 
 functions = functions_data  # the name search.py imports

@@ -31,6 +31,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from groundplan.errors import GoalError
+from groundplan.knowledge.embedding import vocabulary_words
 from groundplan.knowledge.uses import ClassUses
 from groundplan.llm.goal_search import score_goals
 from groundplan.llm.minilm import shared_minilm
@@ -42,12 +43,12 @@ from groundplan.methods.small_model.candidates import (
     scene_view,
 )
 from groundplan.methods.small_model.mentions import (
-    PERSON,
     Analysis,
     Lexicon,
     analyze,
     functions,
     quantifier_text,
+    to_person,
 )
 from groundplan.methods.small_model.needs import (
     INFINITIVE,
@@ -194,6 +195,31 @@ class SearchOptions:
     compound_nouns: bool = True
     #: a clause of only conjunctions and courtesy ("but", "thanks", "please") asks for nothing
     empty_clauses: bool = True
+    # ---- round 8 (issue 21)
+    #: more cue words: "I don't need the veil" excludes it; "get a coke out and hand it over",
+    #: "fetch the salad" hand to the person; "everything out of the fridge" is the fridge's contents
+    cue_words: bool = True
+    #: in a clause of several, the thing its verb names is what the clause is about ("stick the box
+    #: in the basket" after "fish the tape out of the box": the box), and a thing named after "out
+    #: of" / "from" / "off" is where it comes from ("take a pick out of the tin": the pick); so "hand
+    #: it to me" next hands the pick
+    clause_objects: bool = True
+    w_clause_object: float = 0.3
+    #: a one-word compound class is named by its last word too ("set it on the bench": the
+    #: workbench) when the scene has no class of that word (words: the encoder's vocabulary)
+    compound_heads: bool = True
+    #: a need met by handing over a vessel whose uses say water ("the herbs are wilting": the
+    #: watering can, "to water the plants") hands it filled with the scene's water
+    fill_for_need: bool = True
+    #: a class is of a category when its head noun is ("all the tools": the wire cutter too;
+    #: "beekeeping_gloves" are gloves, so clothing)
+    category_heads: bool = True
+    #: "put the milk back in the fridge": a liquid named without a verb that moves the liquid
+    #: itself ("pour", "fill", "heat") names the container it is in too
+    liquid_vessels: bool = True
+    #: what handing over an object a need statement names only as context loses besides its
+    #: mention bonus (round 8; 0 before)
+    w_context: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -260,7 +286,8 @@ class GoalSearcher:
         key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
                self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
                self.options.function_groups, self.options.state_verbs, self.options.synonyms,
-               self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns)
+               self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
+               self.options.compound_heads, self.options.category_heads)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -289,7 +316,9 @@ class GoalSearcher:
             hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.function_groups,
                                                    states=self.options.state_verbs,
                                                    synonyms_on=self.options.synonyms,
-                                                   compounds=self.options.compound_nouns))
+                                                   compounds=self.options.compound_nouns,
+                                                   compound_words=vocabulary_words() if self.options.compound_heads
+                                                   else None, category_heads=self.options.category_heads))
             self._scenes.put(key, hit)
         return hit
 
@@ -364,7 +393,8 @@ class GoalSearcher:
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
-                         keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups)
+                         keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
+                         more_cues=opts.cue_words)
         text = an.text if an is not None else instruction
         if opts.multistep_refs:
             text = strip_purpose(text)
@@ -442,6 +472,10 @@ class GoalSearcher:
             t2 = time.perf_counter()
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
+        if need and opts.fill_for_need and structure == "single" and singles:
+            filled = self._filled(singles[0], cands, view)
+            if filled is not None:
+                goals.append(filled)
         goals.extend(singles)
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
@@ -518,6 +552,10 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         w = self.options.w_mention
         named, kinds, person = an.named, an.kinds, an.to_person
+        if self.options.liquid_vessels and not _POUR.search(an.text):
+            # (round 8) "put the milk back in the fridge": the carton the milk is in
+            named = named | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                             and a.args[0] in named and a.args[1] not in view.humans}
         picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
         for i, c in enumerate(cands):
             args = c.atom.args
@@ -688,6 +726,8 @@ class GoalSearcher:
                 s = s + sb
                 if self.options.multistep_refs and lex is not None:
                     s = s + self._clause_refs(cl, chosen, cands, lex)
+                if self.options.clause_objects and lex is not None:
+                    s = s + self._clause_focus(cl, cands, lex)
                 if self.options.destinations and lex is not None and not sb.any():
                     # ("chop it on the board": the state; its placement comes as its companion)
                     s = s + self._dest_bonus(cl, cands, lex)
@@ -780,7 +820,7 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         w = self.options.w_mention
         low = cl.lower()
-        if person and PERSON.search(cl):
+        if person and to_person(cl, self.options.cue_words):
             for i, c in enumerate(cands):
                 if c.frame.startswith("inhand/"):
                     out[i] += w if c.frame == "inhand/?/human" else -w
@@ -820,6 +860,52 @@ class GoalSearcher:
                         out[i] += w
                     elif self.options.plural_refs and c.focus in m.objects:
                         out[i] -= w  # (round 6) nor moved itself
+        return out
+
+    @staticmethod
+    def _filled(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCandidate]:
+        """Round 8 (``fill_for_need``): handing over vessel V for a need, where a phrase of V's
+        class uses says water ("to water the plants", "to boil water", "pour myself some water")
+        and (liquid_in water V) is a candidate: V filled with water. (Only water: "to make tea"
+        names what a kettle makes, not what it holds.)"""
+        atom = top.atoms[0]
+        if atom.predicate != "inhand" or len(atom.args) != 2 or atom.args[1] not in view.humans:
+            return None
+        vessel = atom.args[0]
+        mine = next((c for c in cands if c.atom == atom), None)
+        if mine is None or not mine.n_uses:
+            return None
+        uses = " ".join(mine.phrases[-mine.n_uses:]).lower()
+        for c in cands:
+            a = c.atom
+            if a.predicate == "liquid_in" and a.args[1] == vessel and not c.holds and \
+                    view.cls(a.args[0]) == "water" and re.search(r"\bwater", uses):
+                return GoalCandidate((a, atom), top.score, "single")
+        return None
+
+    def _clause_focus(self, cl: str, cands, lex: Lexicon) -> np.ndarray:
+        """Round 8 (``clause_objects``): a clause without a pronoun that names a thing as its
+        verb's object is about that thing: atoms about other things, and about a thing it names
+        only as a source ("out of the tin", "from the shelf"), lose ``w_clause_object``."""
+        out = np.zeros(len(cands))
+        if _PRONOUN.search(cl):
+            return out  # the pronoun's own rules decide ("hand it to me")
+        low = cl.lower()
+        objs: set[str] = set()
+        sources: set[str] = set()
+        for m in lex.mentions_simple(cl):
+            if m.descriptor or m.category or not m.objects:
+                continue
+            pre = low[max(0, m.start - 25):m.start]
+            if _SOURCE_BEFORE.search(pre):
+                sources |= set(m.objects)
+            elif not (_PREP_BEFORE.search(pre) or _DEST_BEFORE.search(pre)):
+                objs |= set(m.objects)
+        if not objs:
+            return out
+        for i, c in enumerate(cands):
+            if c.focus not in objs:
+                out[i] -= self.options.w_clause_object
         return out
 
     def _dest_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
@@ -961,9 +1047,15 @@ class GoalSearcher:
         context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
             if an is not None else set()
         for i, c in enumerate(cands):
-            if c.frame == "inhand/?/human":
+            if self.options.w_context and c.focus in context and c.frame != "inhand/?/human" and not (
+                    c.meets_need and not c.frame.startswith("inhand/")):
+                # (round 8) nor moved about or into the robot's hand, unless the state is a need's
+                out[i] -= self.options.w_need_mode + self.options.w_context
+            elif c.frame == "inhand/?/human":
                 if c.focus in context:
-                    out[i] -= 2 * self.options.w_mention  # cancels the bonus for a named object
+                    # cancels the bonus for a named object; round 8: and the words' closeness to it
+                    # ("hands caked in clay", "nothing to eat this salad with": not the clay, the salad)
+                    out[i] -= 2 * self.options.w_mention + self.options.w_context
             elif not c.meets_need or c.holds:
                 out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
         return out
@@ -1038,6 +1130,8 @@ _STATE_PREDICATES = frozenset({"chopped", "liquid_warm", "warm", "clean", "wet"}
 _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|these|those|them)\s+){0,3}$",
                       re.IGNORECASE)
 #: before a mention: a destination ("onto the"), a source ("out of the"), "the spare" / "an empty"
+#: verbs that move a liquid itself, not its container (round 8)
+_POUR = re.compile(r"\b(?:pour|fill|top\s+up|refill|warm|heat|boil|drink|spill|tip|splash|squeeze)", re.IGNORECASE)
 _DEST_BEFORE = re.compile(r"\b(?:onto|into|inside|on\s+top\s+of)\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+)?(?:\w+\s+)?$")
 _SOURCE_BEFORE = re.compile(r"\b(?:out\s+of|from|off(?:\s+of)?)\s+(?:the\s+|my\s+|your\s+|its\s+)?(?:\w+\s+)?$")
 _EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|unused|vacant)\s+$")
