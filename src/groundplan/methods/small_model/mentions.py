@@ -53,9 +53,11 @@ _NO_CUE = re.compile(r"(?:(?<=[,;:\-])\s*|\b(?:just|but|and|though)\s+)no\b(?!\s
 #: "the X stays on the Y", "the X can stay there", "keep the X on it": X is kept where it is (round 3)
 _STAYS = re.compile(r"\b((?:the|my|your)\s+)([a-z_ ]+?)\s+(?:stays|remains|can\s+stay|should\s+stay|must\s+stay|"
                     r"has\s+to\s+stay)\b", re.IGNORECASE)
-#: round 8 (``cue_words``): "I don't need the veil", "no need for the ladder", "the knife isn't needed"
+#: round 8 (``cue_words``): "I don't need the veil", "no need for the ladder", "the knife isn't needed",
+#: "don't you dare move my coffee"
 _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
-                           r"\bnot\s+needed\b", re.IGNORECASE)
+                           r"\bnot\s+needed\b|\bdo\s*n[o']?t\s+(?:you\s+)?(?:dare|even\s+think\s+about)\b",
+                           re.IGNORECASE)
 #: round 8 (``cue_words``): "get a coke out and hand it over", "pass them here", "fetch the salad":
 #: handed to the person too
 PERSON_MORE = re.compile(r"\b(?:hand|pass|give|toss|chuck|bring)\s+(?:(?:it|them|that|this|those|these|one|some)\s+)?"
