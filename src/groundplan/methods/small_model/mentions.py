@@ -81,9 +81,14 @@ _ALL_IDIOM = re.compile(r"\ball(?=\s+(?:over|around|along|day|night|week|morning
                         re.IGNORECASE)
 
 
-def quantifier_text(text: str) -> str:
+#: round 8 (``cue_words``): "tea all across my notes", "mud all down my jeans", "all through the night"
+_ALL_IDIOM_MORE = re.compile(r"\ball(?=\s+(?:across|through|down|up|about|under|into)\b)", re.IGNORECASE)
+
+
+def quantifier_text(text: str, more_cues: bool = False) -> str:
     """``text`` with idiomatic "all" blanked (same length, so positions stay)."""
-    return _ALL_IDIOM.sub(lambda m: " " * len(m.group(0)), text)
+    out = _ALL_IDIOM.sub(lambda m: " " * len(m.group(0)), text)
+    return _ALL_IDIOM_MORE.sub(lambda m: " " * len(m.group(0)), out) if more_cues else out
 
 
 @lru_cache(maxsize=1)
@@ -563,7 +568,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if not groups:
         return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans),
                         kept=kept_objs, more_cues=more_cues)
-    words = _WORD.findall(quantifier_text(positive).lower())
+    words = _WORD.findall(quantifier_text(positive, more_cues).lower())
     group: set[str] = set()
     count: Optional[int] = None
     source: Optional[str] = None

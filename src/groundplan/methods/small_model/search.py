@@ -197,7 +197,8 @@ class SearchOptions:
     empty_clauses: bool = True
     # ---- round 8 (issue 21)
     #: more cue words: "I don't need the veil" excludes it; "get a coke out and hand it over",
-    #: "fetch the salad" hand to the person; "everything out of the fridge" is the fridge's contents
+    #: "fetch the salad" hand to the person; "everything out of the fridge" is the fridge's contents;
+    #: "all across the table", "all down my shirt" say no "all"
     cue_words: bool = True
     #: in a clause of several, the thing its verb names is what the clause is about ("stick the box
     #: in the basket" after "fish the tape out of the box": the box), and a thing named after "out
@@ -433,7 +434,7 @@ class GoalSearcher:
         structure = "single"
         clauses: tuple[str, ...] = ()
         if opts.decomposition:
-            words = _WORD.findall((quantifier_text(text) if opts.multistep_refs else text).lower())
+            words = _WORD.findall((quantifier_text(text, opts.cue_words) if opts.multistep_refs else text).lower())
             multi: Optional[GoalCandidate] = None
             if an is not None and an.group and not (need and any(
                     _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start)
@@ -651,7 +652,8 @@ class GoalSearcher:
         if len(clauses) < 2 or (multi is None and not members):
             return multi
         at = [k for k, cl in enumerate(clauses) if any(m.objects & members for m in lex.mentions(cl))
-              or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(quantifier_text(cl).lower()))]
+              or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(
+                  quantifier_text(cl, self.options.cue_words).lower()))]
         if not at:
             return multi
         g = at[0]
@@ -1047,10 +1049,8 @@ class GoalSearcher:
         context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
             if an is not None else set()
         for i, c in enumerate(cands):
-            if self.options.w_context and c.focus in context and c.frame != "inhand/?/human" and not (
-                    c.meets_need and not c.frame.startswith("inhand/")):
-                # (round 8) nor moved about or into the robot's hand, unless the state is a need's
-                out[i] -= self.options.w_need_mode + self.options.w_context
+            if self.options.w_context and c.focus in context and c.frame == "inhand/?/robot":
+                out[i] -= self.options.w_need_mode + self.options.w_context  # (round 8) nor the robot's hand
             elif c.frame == "inhand/?/human":
                 if c.focus in context:
                     # cancels the bonus for a named object; round 8: and the words' closeness to it
