@@ -210,7 +210,8 @@ class SearchOptions:
     #: workbench) when the scene has no class of that word (words: the encoder's vocabulary)
     compound_heads: bool = True
     #: a need met by handing over a vessel whose uses say water ("the herbs are wilting": the
-    #: watering can, "to water the plants") hands it filled with the scene's water
+    #: watering can, "to water the plants") hands it filled with the scene's water; a need
+    #: statement saying a vessel it names is empty or dry asks for that vessel filled
     fill_for_need: bool = True
     #: a class is of a category when its head noun is ("all the tools": the wire cutter too;
     #: "beekeeping_gloves" are gloves, so clothing)
@@ -473,9 +474,11 @@ class GoalSearcher:
             t2 = time.perf_counter()
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
-        if need and opts.fill_for_need and structure == "single" and singles:
-            filled = self._filled(singles[0], cands, view)
-            if filled is not None:
+        if need and opts.fill_for_need and singles:
+            refill = self._refill(text, an, cands, view, singles[0].score) if an is not None else None
+            if refill is not None:  # (before a group: "all the cups are empty")
+                goals.insert(0, refill)
+            elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
         goals.extend(singles)
         if keep:  # kept objects stay where they are, whatever else the goal asks
@@ -865,6 +868,29 @@ class GoalSearcher:
         return out
 
     @staticmethod
+    def _refill(text: str, an: Analysis, cands, view: SceneView, score: float) -> Optional[GoalCandidate]:
+        """Round 8 (``fill_for_need``): a need statement that says a vessel it names is empty or
+        dry ("the dog's water bowl is bone dry", "all the cups are empty"): the vessel filled, with
+        the liquid its name says ("water bowl": water) or else water."""
+        m = _EMPTY_SAID.search(text)
+        if m is None:
+            return None
+        for mention in an.mentions:
+            if mention.category or not mention.objects or wanted(text, mention.start):
+                continue
+            for vessel in sorted(mention.objects):
+                fills = [c.atom for c in cands if c.atom.predicate == "liquid_in" and c.atom.args[1] == vessel
+                         and not c.holds]
+                if not fills:
+                    continue
+                words = set(view.cls(vessel).split("_"))
+                best = next((a for a in fills if view.cls(a.args[0]) in words), None) or \
+                    next((a for a in fills if view.cls(a.args[0]) == "water"), None)
+                if best is not None:
+                    return GoalCandidate((best,), score, "single")
+        return None
+
+    @staticmethod
     def _filled(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCandidate]:
         """Round 8 (``fill_for_need``): handing over vessel V for a need, where a phrase of V's
         class uses says water ("to water the plants", "to boil water", "pour myself some water")
@@ -1048,14 +1074,21 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
             if an is not None else set()
+        # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
+        # bars for the kids", "one cup in the fridge please"): no context
+        opening = {o for m in an.mentions[:1] if not m.category and all(
+            w in _REQUEST_LEAD for w in _WORD.findall(text[:m.start].lower())) for o in m.objects} \
+            if an is not None else set()
+        w_context = self.options.w_context
         for i, c in enumerate(cands):
-            if self.options.w_context and c.focus in context and c.frame == "inhand/?/robot":
-                out[i] -= self.options.w_need_mode + self.options.w_context  # (round 8) nor the robot's hand
+            strong = w_context if c.focus not in opening else 0.0
+            if strong and c.focus in context and c.frame == "inhand/?/robot":
+                out[i] -= self.options.w_need_mode + strong  # (round 8) nor the robot's hand
             elif c.frame == "inhand/?/human":
                 if c.focus in context:
                     # cancels the bonus for a named object; round 8: and the words' closeness to it
                     # ("hands caked in clay", "nothing to eat this salad with": not the clay, the salad)
-                    out[i] -= 2 * self.options.w_mention + self.options.w_context
+                    out[i] -= 2 * self.options.w_mention + strong
             elif not c.meets_need or c.holds:
                 out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
         return out
@@ -1130,6 +1163,13 @@ _STATE_PREDICATES = frozenset({"chopped", "liquid_warm", "warm", "clean", "wet"}
 _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|these|those|them)\s+){0,3}$",
                       re.IGNORECASE)
 #: before a mention: a destination ("onto the"), a source ("out of the"), "the spare" / "an empty"
+#: words a verbless request may open with before what it asks for (round 8)
+_REQUEST_LEAD = frozenset({"the", "a", "an", "my", "some", "your", "that", "this", "these", "those", "both", "one",
+                           "two", "three", "four", "five", "couple", "few", "of", "please", "pls", "just", "and",
+                           "also", "more", "another", "all", "any"})
+#: a vessel said to be empty (round 8, ``fill_for_need``)
+_EMPTY_SAID = re.compile(r"\b(?:empty|bone\s+dry|run\s+dry|(?:is|are|'s|'re|gone|looks?)\s+(?:\w+\s+)?dry|"
+                         r"nothing\s+(?:left\s+)?in\s+(?:it|them))\b", re.IGNORECASE)
 #: verbs that move a liquid itself, not its container (round 8)
 _POUR = re.compile(r"\b(?:pour|fill|top\s+up|refill|warm|heat|boil|drink|spill|tip|splash|squeeze)", re.IGNORECASE)
 _DEST_BEFORE = re.compile(r"\b(?:onto|into|inside|on\s+top\s+of)\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+)?(?:\w+\s+)?$")
