@@ -96,6 +96,18 @@ def test_a_class_is_of_its_head_nouns_category(encoder, shed):
 
 
 def test_a_needs_context_object_is_not_handed_over(encoder, shed):
-    instruction = "the trowel left my hands all muddy"
+    instruction = "I've spilt milk from the carton all over the workbench"
     assert _top(encoder, shed, instruction) == {A("inhand", "towel0", "human0")}
-    assert _top(encoder, shed, instruction, w_context=0.0) == {A("inhand", "trowel0", "human0")}
+    assert _top(encoder, shed, instruction, w_context=0.0) == {A("inhand", "milk_carton0", "human0")}
+
+
+def test_a_verbless_request_is_no_need_context(encoder, shed):
+    # what a verbless request opens with is what it asks for, a subject is not
+    assert _top(encoder, shed, "a couple of seed packets for the kids please") == \
+        {A("inhand", "seed_packet0", "human0"), A("inhand", "seed_packet1", "human0")}
+
+
+def test_an_empty_vessel_is_filled(encoder, shed):
+    assert _top(encoder, shed, "the watering can is empty") == {A("liquid_in", "water0", "watering_can0")}
+    assert _top(encoder, shed, "the watering can is empty", fill_for_need=False) != \
+        {A("liquid_in", "water0", "watering_can0")}

@@ -1075,10 +1075,11 @@ class GoalSearcher:
         context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
             if an is not None else set()
         # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
-        # bars for the kids", "one cup in the fridge please"): no context
+        # bars for the kids", "one cup in the fridge please"), unlike a subject ("the trowel left
+        # my hands muddy"): no context
         opening = {o for m in an.mentions[:1] if not m.category and all(
-            w in _REQUEST_LEAD for w in _WORD.findall(text[:m.start].lower())) for o in m.objects} \
-            if an is not None else set()
+            w in _REQUEST_LEAD for w in _WORD.findall(text[:m.start].lower()))
+            and _REQUEST_NEXT.match(text[m.end:]) for o in m.objects} if an is not None else set()
         w_context = self.options.w_context
         for i, c in enumerate(cands):
             strong = w_context if c.focus not in opening else 0.0
@@ -1167,6 +1168,8 @@ _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|th
 _REQUEST_LEAD = frozenset({"the", "a", "an", "my", "some", "your", "that", "this", "these", "those", "both", "one",
                            "two", "three", "four", "five", "couple", "few", "of", "please", "pls", "just", "and",
                            "also", "more", "another", "all", "any"})
+_REQUEST_NEXT = re.compile(r"\s*(?:$|[,.!?;]|(?:please|pls|for|to|in|into|on|onto|and|now|thanks|over|here)\b)",
+                           re.IGNORECASE)
 #: a vessel said to be empty (round 8, ``fill_for_need``)
 _EMPTY_SAID = re.compile(r"\b(?:empty|bone\s+dry|run\s+dry|(?:is|are|'s|'re|gone|looks?)\s+(?:\w+\s+)?dry|"
                          r"nothing\s+(?:left\s+)?in\s+(?:it|them))\b", re.IGNORECASE)
