@@ -115,6 +115,22 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-empty-clauses": ("minus dropping clauses of only 'but' / 'thanks'", {"empty_clauses": False}, True),
     "round6-options": ("round 7's options off (noun compounds, empty clauses)",
                        {"compound_nouns": False, "empty_clauses": False}, True),
+    # round 8 (issue 21)
+    "no-cue-words": ("minus cue words ('I don't need the X', 'hand it over', 'everything out of the fridge')",
+                     {"cue_words": False}, True),
+    "no-clause-objects": ("minus a clause's own object (a thing named after 'out of' is a source)",
+                          {"clause_objects": False}, True),
+    "no-compound-heads": ("minus one-word compound heads ('the bench' for the workbench)",
+                          {"compound_heads": False}, True),
+    "no-fill-for-need": ("minus filling a vessel for a need (a watering can handed full, an empty bowl filled)",
+                         {"fill_for_need": False}, True),
+    "no-category-heads": ("minus category by head noun ('wire_cutter' is a cutter)", {"category_heads": False}, True),
+    "no-liquid-vessels": ("minus a liquid's container ('put the milk in the fridge': the carton)",
+                          {"liquid_vessels": False}, True),
+    "no-context-weight": ("minus the stronger penalty on a need's context objects", {"w_context": 0.0}, True),
+    "round7-options": ("round 8's options off (the category data change stays)",
+                       {"cue_words": False, "clause_objects": False, "compound_heads": False, "fill_for_need": False,
+                        "category_heads": False, "liquid_vessels": False, "w_context": 0.0}, True),
 }
 
 

@@ -187,8 +187,8 @@ class Lexicon:
         #: workbench, "the shelf" for a bookshelf) when both parts are words of ``compound_words``
         #: and the scene has no class of that word
         self.compound_words = compound_words or frozenset()
-        #: round 8: a class is of a category when its head noun is ("wire_cutter": a cutter;
-        #: "rib_tool": a tool; "beekeeping_gloves": gloves, clothing)
+        #: round 8: a class of several words is of a category when its last word is ("rib_tool": a
+        #: tool; "beekeeping_gloves": gloves, clothing), if its objects are carried
         self.category_heads = category_heads
         #: groups named by function (round 3): (pattern, members, name)
         self._fn = self._function_groups(view, is_a) if functions and is_a is not None else []
@@ -307,9 +307,9 @@ class Lexicon:
                 if c.startswith(("#", "@")) or c in classes:
                     continue
                 parts = c.lower().replace("-", "_").split("_")
-                head = parts[-1] if len(parts) > 1 else compound_head(parts[0], self.compound_words)
-                if head and head in heads:
-                    classes.add(c)
+                if len(parts) > 1 and parts[-1] in heads and (is_a is None or all(
+                        is_a(o, "carry") for o in self.by_cls[c])):
+                    classes.add(c)  # (a thing one carries: no wardrobe is a robe)
         affs = spec.get("affordances") or ()
         unless = spec.get("unless") or ()
         out = set()

@@ -1077,8 +1077,8 @@ class GoalSearcher:
         # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
         # bars for the kids", "one cup in the fridge please"), unlike a subject ("the trowel left
         # my hands muddy"): no context
-        opening = {o for m in an.mentions[:1] if not m.category and all(
-            w in _REQUEST_LEAD for w in _WORD.findall(text[:m.start].lower()))
+        opening = {o for m in an.mentions[:1] if not m.category and all(  # (a modifier may come last)
+            w in _REQUEST_LEAD for w in _WORD.findall(text[:m.start].lower())[:-1])
             and _REQUEST_NEXT.match(text[m.end:]) for o in m.objects} if an is not None else set()
         w_context = self.options.w_context
         for i, c in enumerate(cands):
