@@ -220,7 +220,12 @@ def check(oracle: bool, path: Path = HELDOUT_FILE, set_name: str | None = None) 
 
 
 def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: int | None = None,
-                n_batch: int | None = None) -> dict:
+                n_batch: int | None = None, reuse: str | None = None) -> dict:
+    """Run goalsearch variant ``name`` on ``set_name``. ``reuse``: the label of an earlier run of
+    the same set (e.g. ``shipped``) whose row is copied (``reused``: true) for every task where
+    this variant's first goal is that run's goal; the episode is deterministic given the goal
+    (an ablation row then runs only the tasks its option changes; its times are the earlier run's
+    for the copied rows)."""
     from groundplan.llm import LLMConfig, build_llm
     from groundplan.methods import RunContext, get_method
     from groundplan.methods.small_model.search import SearchOptions
@@ -243,10 +248,22 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
             b.n_batch = n_batch  # see --n-batch
         if hasattr(b, "load"):
             b.load()
-    method.searcher(config)
+    searcher = method.searcher(config)
     load_s = time.perf_counter() - t_load
+    base = {}
+    if reuse:
+        from groundplan.sim.pipeline import build
+
+        base = {r["task"]: r for r in json.loads((out_dir / f"{reuse}@{set_name}.json").read_text())["rows"]}
     rows = []
     for t in tasks:
+        if t.id in base:
+            pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
+            found = searcher.search(t.instruction, pt.domain, pt.problem)
+            if found.goals and found.goals[0].text == base[t.id]["goal"]:
+                rows.append(dict(base[t.id], reused=True))
+                print(f"{name} {t.id} (as {reuse})", flush=True)
+                continue
         w0, c0 = time.perf_counter(), time.process_time()
         ep = method.run(t, ctx)
         rows.append({"task": t.id, "family": t.subset, "group": (t.extras or {}).get("group", ""),
@@ -258,7 +275,7 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
               flush=True)
     label = LABEL.get(name, name)
     res = {"variant": label, "description": desc + (f" [{LABEL_NOTE}]" if LABEL_NOTE else ""), "config": config, "set": set_name, "threads": threads,
-           "n_batch": n_batch, "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
+           "n_batch": n_batch, "reuse": reuse, "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{label}@{set_name}.json").write_text(json.dumps(res, indent=1))
@@ -339,6 +356,8 @@ def main() -> int:
     r.add_argument("--n-batch", type=int, help="embedded model's batch size (1: one token per decode; the llama.cpp "
                    "build of 2026-11-24 segfaults on batched decodes on this machine)")
     r.add_argument("--out", type=Path, default=OUT)
+    r.add_argument("--reuse", metavar="LABEL", help="copy the row of run LABEL of the same set wherever this variant's "
+                   "first goal is the same (ablation rows: only the tasks an option changes are run)")
     rp = sub.add_parser("report")
     rp.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
@@ -355,7 +374,7 @@ def main() -> int:
         VARIANTS["custom"] = ("ad-hoc options", args.config, bool(args.config.get("lm_scoring", True)))
     for v in args.variants:
         for s in args.sets.split(","):
-            res = run_variant(v, s, args.out, args.threads, args.limit, args.n_batch)
+            res = run_variant(v, s, args.out, args.threads, args.limit, args.n_batch, args.reuse)
             print(f"== {v}@{s}: {_stats(res['rows'])}", flush=True)
     return 0
 

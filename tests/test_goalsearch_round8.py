@@ -111,3 +111,10 @@ def test_an_empty_vessel_is_filled(encoder, shed):
     assert _top(encoder, shed, "the watering can is empty") == {A("liquid_in", "water0", "watering_can0")}
     assert _top(encoder, shed, "the watering can is empty", fill_for_need=False) != \
         {A("liquid_in", "water0", "watering_can0")}
+
+
+def test_the_means_of_an_intention_is_no_context(encoder, shed):
+    # "I want to ... with my X": X is what the person will use, so it is handed over
+    assert _top(encoder, shed, "I want to snip the twine with my scissors") == {A("inhand", "scissors0", "human0")}
+    assert _top(encoder, shed, "I need to prune the roses using the pruning saw") == \
+        {A("inhand", "pruning_saw0", "human0")}

@@ -1077,12 +1077,15 @@ class GoalSearcher:
         # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
         # bars for the kids", "one cup in the fridge please"), unlike a subject ("the trowel left
         # my hands muddy"): no context
-        opening = {o for m in an.mentions[:1] if not m.category and all(  # (a modifier may come last)
+        asked = {o for m in an.mentions[:1] if not m.category and all(  # (a modifier may come last)
             w in _REQUEST_LEAD for w in _WORD.findall(text[:m.start].lower())[:-1])
             and _REQUEST_NEXT.match(text[m.end:]) for o in m.objects} if an is not None else set()
+        if an is not None and _INTENT.search(text):  # "I want to watch a film on my laptop": the means
+            asked |= {o for m in an.mentions if not m.category
+                      and _MEANS_BEFORE.search(text[max(0, m.start - 12):m.start]) for o in m.objects}
         w_context = self.options.w_context
         for i, c in enumerate(cands):
-            strong = w_context if c.focus not in opening else 0.0
+            strong = w_context if c.focus not in asked else 0.0
             if strong and c.focus in context and c.frame == "inhand/?/robot":
                 out[i] -= self.options.w_need_mode + strong  # (round 8) nor the robot's hand
             elif c.frame == "inhand/?/human":
@@ -1168,6 +1171,8 @@ _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|th
 _REQUEST_LEAD = frozenset({"the", "a", "an", "my", "some", "your", "that", "this", "these", "those", "both", "one",
                            "two", "three", "four", "five", "couple", "few", "of", "please", "pls", "just", "and",
                            "also", "more", "another", "all", "any"})
+_INTENT = re.compile(r"\b(?:want|wanna|like|love|need|going|trying|have)\s+to\s+\w+", re.IGNORECASE)
+_MEANS_BEFORE = re.compile(r"\b(?:with|using|on)\s+(?:my|the|a|your|our)\s+$", re.IGNORECASE)
 _REQUEST_NEXT = re.compile(r"\s*(?:$|[,.!?;]|(?:please|pls|for|to|in|into|on|onto|and|now|thanks|over|here)\b)",
                            re.IGNORECASE)
 #: a vessel said to be empty (round 8, ``fill_for_need``)
