@@ -118,3 +118,12 @@ def test_the_means_of_an_intention_is_no_context(encoder, shed):
     assert _top(encoder, shed, "I want to snip the twine with my scissors") == {A("inhand", "scissors0", "human0")}
     assert _top(encoder, shed, "I need to prune the roses using the pruning saw") == \
         {A("inhand", "pruning_saw0", "human0")}
+
+
+def test_the_filled_watering_can_is_planned(encoder, shed, planner):
+    # the fill is solvable (water from the bottle), so it is the goal the CLI path plans
+    from groundplan.methods.small_model.search import plan_instruction
+
+    goal, outcome, _ = plan_instruction("the seedlings look parched", shed, planner, encoder=encoder)
+    assert goal is not None and "(liquid_in water0 watering_can0)" in goal and "(inhand watering_can0 human0)" in goal
+    assert outcome.status == "solved"
