@@ -132,12 +132,13 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 #: round 4's changes), the fifth (e, written independently before goalsearch ran on it), the sixth
 #: (f, written independently likewise), the seventh (g, written independently for the next
 #: session's blind measurement), the eighth (h, written independently on 2026-11-25 for a later
-#: blind measurement), the ninth (i, likewise written independently on 2026-11-25) and the fresh
-#: tenth one (j, likewise; it reuses three AutoGPT+P scenes, all 20 having been used by a to i)
+#: blind measurement), the ninth (i, likewise written independently on 2026-11-25), the tenth
+#: (j, likewise; it reuses three AutoGPT+P scenes, all 20 having been used by a to i) and the fresh
+#: eleventh one (k, likewise written independently on 2026-11-25; it reuses three AutoGPT+P scenes too)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
                  "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml", "heldout_2026-11-25i.yaml",
-                 "heldout_2026-11-25j.yaml")
+                 "heldout_2026-11-25j.yaml", "heldout_2026-11-25k.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -207,12 +208,13 @@ def _assert_disjoint(index: int, label: str) -> None:
     assert shared == [], f"held-out {label} instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
-#: sets c to j, each written before goalsearch ran on it (c: 90 tasks and the own scenes of a and b
+#: sets c to k, each written before goalsearch ran on it (c: 90 tasks and the own scenes of a and b
 #: allowed again; from d on: 110 tasks and own scenes no earlier set used)
 _LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5, "f", 110, True),
-               (6, "g", 110, True), (7, "h", 110, True), (8, "i", 110, True), (9, "j", 110, True)]
+               (6, "g", 110, True), (7, "h", 110, True), (8, "i", 110, True), (9, "j", 110, True),
+               (10, "k", 110, True)]
 #: sets that reuse AutoGPT+P scenes of earlier sets (with new instructions): all 20 were used by a to i
-_REUSES_AUTOGPTP_SCENES = {"j"}
+_REUSES_AUTOGPTP_SCENES = {"j", "k"}
 
 
 @pytest.mark.parametrize("index,label,min_tasks,new_own_scenes", _LATER_SETS, ids=[s[1] for s in _LATER_SETS])
