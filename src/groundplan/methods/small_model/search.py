@@ -222,6 +222,10 @@ class SearchOptions:
     #: what handing over an object a need statement names only as context loses besides its
     #: mention bonus (round 8; 0 before)
     w_context: float = 0.3
+    # ---- round 9 (issue 21)
+    #: a need statement's object named with a count ("only one knife please", "i only need the
+    #: one set of tongs", "one rod'll do me") is what it asks for, not context
+    counted_asked: bool = True
 
 
 @dataclass(frozen=True)
@@ -1083,6 +1087,9 @@ class GoalSearcher:
         if an is not None and _INTENT.search(text):  # "I want to watch a film on my laptop": the means
             asked |= {o for m in an.mentions if not m.category
                       and _MEANS_BEFORE.search(text[max(0, m.start - 12):m.start]) for o in m.objects}
+        if an is not None and self.options.counted_asked:  # (round 9) "only one knife please", "one rod'll do"
+            asked |= {o for m in an.mentions if not m.category
+                      and _COUNTED_BEFORE.search(text[max(0, m.start - 30):m.start].lower()) for o in m.objects}
         w_context = self.options.w_context
         for i, c in enumerate(cands):
             strong = w_context if c.focus not in asked else 0.0
@@ -1171,6 +1178,9 @@ _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|th
 _REQUEST_LEAD = frozenset({"the", "a", "an", "my", "some", "your", "that", "this", "these", "those", "both", "one",
                            "two", "three", "four", "five", "couple", "few", "of", "please", "pls", "just", "and",
                            "also", "more", "another", "all", "any"})
+#: a count before a mention ("only one knife", "the one set of tongs", "a couple of rods"): asked for (round 9)
+_COUNTED_BEFORE = re.compile(r"(?:^|\b)(?:one|only\s+one|just\s+one|the\s+one|a\s+single|a\s+couple\s+of|a\s+pair\s+of|two|"
+                             r"three|both)\s+(?:(?:set|pair|bunch|pack|packet|box|bag)\s+of\s+)?(?:\w+\s+)?$")
 _INTENT = re.compile(r"\b(?:want|wanna|like|love|need|going|trying|have)\s+to\s+\w+", re.IGNORECASE)
 _MEANS_BEFORE = re.compile(r"\b(?:with|using|on)\s+(?:my|the|a|your|our)\s+$", re.IGNORECASE)
 _REQUEST_NEXT = re.compile(r"\s*(?:$|[,.!?;]|(?:please|pls|for|to|in|into|on|onto|and|now|thanks|over|here)\b)",
