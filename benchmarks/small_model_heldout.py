@@ -130,9 +130,14 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-liquid-vessels": ("minus a liquid's container ('put the milk in the fridge': the carton)",
                           {"liquid_vessels": False}, True),
     "no-context-weight": ("minus the stronger penalty on a need's context objects", {"w_context": 0.0}, True),
-    "round7-options": ("round 8's options off (the category data change stays)",
+    # round 9 (issue 21)
+    "no-counted-asked": ("minus 'a need's object named with a count is asked for' ('only one knife please')",
+                         {"counted_asked": False}, True),
+    "round8-options": ("round 9's option off", {"counted_asked": False}, True),
+    "round7-options": ("round 8's and 9's options off (the category data change stays)",
                        {"cue_words": False, "clause_objects": False, "compound_heads": False, "fill_for_need": False,
-                        "category_heads": False, "liquid_vessels": False, "w_context": 0.0}, True),
+                        "category_heads": False, "liquid_vessels": False, "w_context": 0.0, "counted_asked": False},
+                       True),
 }
 
 
