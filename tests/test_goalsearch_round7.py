@@ -7,9 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from goalsearch_util import A
+from goalsearch_util import searcher as _searcher
+from goalsearch_util import top as _top
 
-from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
-from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
 
 DEN = str(Path(__file__).resolve().parent / "data" / "round7_den.yaml")
@@ -18,19 +19,6 @@ DEN = str(Path(__file__).resolve().parent / "data" / "round7_den.yaml")
 @pytest.fixture(scope="module")
 def den():
     return build(DEN)
-
-
-def _searcher(encoder, **opts):
-    return GoalSearcher(encoder, options=SearchOptions(**opts))
-
-
-def _top(encoder, scene, instruction, **opts):
-    res = _searcher(encoder, **opts).search(instruction, scene.domain, scene.problem)
-    return set(res.goals[0].atoms)
-
-
-def A(*parts):
-    return Atom(parts[0], tuple(parts[1:]))
 
 
 @pytest.mark.parametrize("instruction,expected", [

@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from goalsearch_util import A
+from goalsearch_util import searcher as _searcher
+from goalsearch_util import top as _top
 
 from groundplan.knowledge.embedding import vocabulary_words
 from groundplan.methods.small_model.mentions import compound_head
-from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
-from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -21,19 +22,6 @@ DATA = Path(__file__).resolve().parent / "data"
 @pytest.fixture(scope="module")
 def shed():
     return build(str(DATA / "round8_shed.yaml"), oam_file=str(DATA / "round8_shed.oam.yaml"))
-
-
-def _searcher(encoder, **opts):
-    return GoalSearcher(encoder, options=SearchOptions(**opts))
-
-
-def _top(encoder, scene, instruction, **opts):
-    res = _searcher(encoder, **opts).search(instruction, scene.domain, scene.problem)
-    return set(res.goals[0].atoms)
-
-
-def A(*parts):
-    return Atom(parts[0], tuple(parts[1:]))
 
 
 def test_hand_it_over_hands_to_the_person(encoder, shed):
