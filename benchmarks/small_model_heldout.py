@@ -48,10 +48,13 @@ HELDOUT_I_FILE = HELDOUT_DIR / "heldout_2026-11-25i.yaml"
 HELDOUT_J_FILE = HELDOUT_DIR / "heldout_2026-11-25j.yaml"
 #: the eleventh, fresh held-out set ("held-out k"), written independently for a later blind measurement
 HELDOUT_K_FILE = HELDOUT_DIR / "heldout_2026-11-25k.yaml"
+#: the twelfth, fresh held-out set ("held-out l"), written independently for a later blind measurement
+HELDOUT_L_FILE = HELDOUT_DIR / "heldout_2026-11-25l.yaml"
 HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
                  "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE, "heldout-f": HELDOUT_F_FILE,
                  "heldout-g": HELDOUT_G_FILE, "heldout-h": HELDOUT_H_FILE,
-                 "heldout-i": HELDOUT_I_FILE, "heldout-j": HELDOUT_J_FILE, "heldout-k": HELDOUT_K_FILE}
+                 "heldout-i": HELDOUT_I_FILE, "heldout-j": HELDOUT_J_FILE, "heldout-k": HELDOUT_K_FILE,
+                 "heldout-l": HELDOUT_L_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 
@@ -306,7 +309,7 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-k", "heldout-k-oracle",
+    for set_name in ("heldout-l", "heldout-l-oracle", "heldout-k", "heldout-k-oracle",
                      "heldout-j", "heldout-j-oracle", "heldout-i", "heldout-i-oracle", "heldout-h", "heldout-h-oracle",
                      "heldout-g", "heldout-g-oracle",
                      "heldout-f", "heldout-f-oracle", "heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle",
@@ -355,7 +358,7 @@ def main() -> int:
                    "heldout-b-oracle, heldout-c, heldout-c-oracle, heldout-d, heldout-d-oracle, heldout-e, "
                    "heldout-e-oracle, heldout-f, heldout-f-oracle, heldout-g, heldout-g-oracle, heldout-h, "
                    "heldout-h-oracle, heldout-i, heldout-i-oracle, heldout-j, heldout-j-oracle, heldout-k, "
-                   "heldout-k-oracle, saycan, plan-tool, "
+                   "heldout-k-oracle, heldout-l, heldout-l-oracle, saycan, plan-tool, "
                    "tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--label", help="save the run under this variant name")

@@ -36,7 +36,8 @@ from groundplan.planners import get_planner  # noqa: E402
 from groundplan.sim.pipeline import build, plan_and_check  # noqa: E402
 
 BLIND = ("heldout-g", "heldout-g-oracle", "heldout-h", "heldout-h-oracle", "heldout-i", "heldout-i-oracle",
-         "heldout-j", "heldout-j-oracle", "heldout-k", "heldout-k-oracle")
+         "heldout-j", "heldout-j-oracle", "heldout-k", "heldout-k-oracle",
+         "heldout-l", "heldout-l-oracle")
 
 
 def candidate_outcomes(task, searcher, planner, timeout: float) -> list[bool | None]:
