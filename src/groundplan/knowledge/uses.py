@@ -38,14 +38,19 @@ class ClassUses:
     def of(self, cls: str, embedder: Optional[Embedder] = None) -> tuple[str, ...]:
         """The uses of ``cls`` (a class name as scenes spell it), via its head noun or the
         nearest class name when the file lacks it."""
+        direct = self.direct(cls)
+        if direct:
+            return direct
+        near = self.nearest(cls.lower(), embedder)
+        return self.table[near] if near is not None else ()
+
+    def direct(self, cls: str) -> tuple[str, ...]:
+        """The uses the file gives ``cls`` or its head noun; () when it knows neither."""
         key = cls.lower()
         if key in self.table:
             return self.table[key]
         head = head_class(key, self.table)
-        if head is not None:
-            return self.table[head]
-        near = self.nearest(key, embedder)
-        return self.table[near] if near is not None else ()
+        return self.table[head] if head is not None else ()
 
     def nearest(self, cls: str, embedder: Optional[Embedder]) -> Optional[str]:
         if embedder is None or not self.table:

