@@ -56,6 +56,9 @@ HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-
                  "heldout-i": HELDOUT_I_FILE, "heldout-j": HELDOUT_J_FILE, "heldout-k": HELDOUT_K_FILE,
                  "heldout-l": HELDOUT_L_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
+#: every set ``run --sets`` takes
+SET_NAMES = ("tuning", "tuning2", "tuning3", "tuning3dev", "saycan", "plan-tool",
+             *[n for h in HELDOUT_FILES for n in (h, f"{h}-oracle")])
 DEFAULT_OAM = ROOT / "src" / "groundplan" / "knowledge" / "data" / "default_oam.yaml"
 
 #: name -> (description, goalsearch config, uses the LLM)
@@ -392,8 +395,17 @@ def main() -> int:
         LABEL_NOTE = args.label_note or ""
     if args.config is not None:
         VARIANTS["custom"] = ("ad-hoc options", args.config, bool(args.config.get("lm_scoring", True)))
+    sets = args.sets.split(",")
+    unknown = [s for s in sets if s not in SET_NAMES]
+    if unknown:
+        print(f"error: unknown set {unknown[0]!r} (sets: {', '.join(SET_NAMES)})", file=sys.stderr)
+        return 2
+    missing = [s for s in sets if args.reuse and not (args.out / f"{args.reuse}@{s}.json").is_file()]
+    if missing:  # refused before any run, not after an hour of them
+        print(f"error: --reuse {args.reuse}: no run {args.reuse}@{missing[0]}.json in {args.out}", file=sys.stderr)
+        return 2
     for v in args.variants:
-        for s in args.sets.split(","):
+        for s in sets:
             res = run_variant(v, s, args.out, args.threads, args.limit, args.n_batch, args.reuse)
             print(f"== {v}@{s}: {_stats(res['rows'])}", flush=True)
     return 0
