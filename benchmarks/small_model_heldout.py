@@ -141,6 +141,7 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                          {"counted_asked": False}, True),
     "round8-options": ("round 9's option off", {"counted_asked": False}, True),
     # round 10 (issue 21): WordNet senses of classes the class-use lexicon lacks
+    "no-wordnet": ("minus WordNet senses (round 9's options)", {"wordnet_senses": False}, True),
     "with-wordnet": ("plus WordNet senses of classes the class-use lexicon lacks (instead of the nearest class's uses)",
                      {"wordnet_senses": True}, True),
     "wordnet-beside-nearest": ("plus WordNet senses, beside the nearest class's uses",
