@@ -149,6 +149,13 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "wordnet-all": ("plus WordNet senses of every class", {"wordnet_senses": True, "senses_all": True}, True),
     "wordnet-as-need": ("plus WordNet senses, phrased 'I need <sense>'",
                         {"wordnet_senses": True, "sense_template": "I need {}"}, True),
+    # round 11 (issue 21): uses of a WordNet hypernym the class-use lexicon knows
+    "with-hypernyms": ("plus the uses of the nearest WordNet hypernym the class-use lexicon has (waders: boot)",
+                       {"wordnet_hypernyms": True}, True),
+    "hypernyms-depth1": ("plus WordNet hypernym uses, one level up only", {"wordnet_hypernyms": True, "hypernym_depth": 1},
+                         True),
+    "with-liquid-sources": ("plus a named liquid's portion by its named vessel or place ('the water from the bottle')",
+                            {"liquid_sources": True}, True),
     "round7-options": ("round 8's and 9's options off (the category data change stays)",
                        {"cue_words": False, "clause_objects": False, "compound_heads": False, "fill_for_need": False,
                         "category_heads": False, "liquid_vessels": False, "w_context": 0.0, "counted_asked": False},

@@ -33,11 +33,33 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 #: WordNet lexicographer files of things one can hand over: noun.artifact, noun.food,
 #: noun.object, noun.plant, noun.substance
 PHYSICAL_LEXFILES = frozenset({6, 13, 17, 20, 27})
+
+
+@dataclass(frozen=True)
+class Synset:
+    """One noun synset: its lexicographer file, words (lemmas, lower case, in WordNet's order),
+    hypernym offsets (``@`` and ``@i`` pointers) and gloss."""
+    lexfile: int
+    words: tuple[str, ...]
+    hypernyms: tuple[int, ...]
+    gloss: str
+
+
+def _parse(line: str) -> Synset:
+    head, _, gloss = line.partition("| ")
+    p = head.split()  # offset lexfile ss_type w_cnt (word lex_id)* p_cnt (symbol offset pos st)*
+    n_words = int(p[3], 16)
+    words = tuple(p[4 + 2 * i].lower() for i in range(n_words))
+    at = 4 + 2 * n_words
+    n_ptr = int(p[at])
+    ptrs = [p[at + 1 + 4 * i: at + 5 + 4 * i] for i in range(n_ptr)]
+    hyper = tuple(int(q[1]) for q in ptrs if q[0] in ("@", "@i") and q[2] == "n")
+    return Synset(int(p[1]), words, hyper, gloss.strip())
 
 
 def _dict_dir() -> Optional[Path]:
@@ -68,7 +90,7 @@ class WordNet:
     #: lemma -> synset offsets in WordNet's sense order
     index: dict[str, tuple[int, ...]]
     _files: tuple[tuple[Path, int], ...]  # data.noun parts with the byte offset each starts at
-    _cache: dict[int, tuple[int, str, str]] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _cache: dict[int, Synset] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def load(cls) -> Optional["WordNet"]:
@@ -76,8 +98,8 @@ class WordNet:
         d = _dict_dir()
         return _load(str(d)) if d is not None else None
 
-    def _synset(self, offset: int) -> tuple[int, str, str]:
-        """(lexicographer file number, first word, gloss) of the noun synset at ``offset``."""
+    def _synset(self, offset: int) -> Synset:
+        """The noun synset at byte ``offset`` of data.noun."""
         hit = self._cache.get(offset)
         if hit is not None:
             return hit
@@ -88,12 +110,18 @@ class WordNet:
                     line = f.readline().decode("latin-1")
                 break
         else:  # pragma: no cover - offsets start at the licence header's end
-            return (-1, "", "")
-        head, _, gloss = line.partition("| ")
-        parts = head.split()  # offset lexfile ss_type w_cnt word lex_id word lex_id ...
-        out = (int(parts[1]), parts[4].lower(), gloss.strip())
-        self._cache[offset] = out
+            return Synset(-1, (), (), "")
+        out = self._cache[offset] = _parse(line)
         return out
+
+    def _physical(self, cls: str) -> Optional[tuple[str, Synset]]:
+        """(lemma, synset) of the class name's first physical sense (see ``sense``), or None."""
+        for lemma in self.lemmas(cls):
+            physical = [s for s in map(self._synset, self.index.get(lemma, ())) if s.lexfile in PHYSICAL_LEXFILES]
+            if physical:
+                headed = [s for s in physical if s.words[0] == lemma]
+                return lemma, (headed or physical)[0]
+        return None
 
     def lemmas(self, cls: str) -> list[str]:
         """WordNet lemmas to try for a class name, most specific first."""
@@ -112,11 +140,45 @@ class WordNet:
         A sense the lemma heads (its synset's first word) goes before one where it is a
         second name: a glove is "handwear ... for each finger", not first the baseball glove
         ("baseball_glove, glove, baseball_mitt") that WordNet counts as more frequent."""
-        for lemma in self.lemmas(cls):
-            physical = [s for s in map(self._synset, self.index.get(lemma, ())) if s[0] in PHYSICAL_LEXFILES]
-            if physical:
-                headed = [s for s in physical if s[1] == lemma]
-                return _definition((headed or physical)[0][2])
+        hit = self._physical(cls)
+        return _definition(hit[1].gloss) if hit is not None else None
+
+    def _broader(self, cls: str, depth: int) -> list[tuple[str, int]]:
+        """(word, synset offset) of the class's own sense (its other words) and of its hypernyms
+        up to ``depth`` levels, nearest first. [] when the class has no physical sense."""
+        hit = self._physical(cls)
+        if hit is None:
+            return []
+        lemma, syn = hit
+        own = next(off for off in self.index[lemma] if self._synset(off) is syn)
+        out = [(w, own) for w in syn.words if w != lemma]
+        level = list(syn.hypernyms)
+        seen = set(level)
+        for _ in range(depth):
+            nxt: list[int] = []
+            for off in level:
+                s = self._synset(off)
+                out += [(w, off) for w in s.words]
+                nxt += [h for h in s.hypernyms if h not in seen]
+                seen.update(s.hypernyms)
+            level = nxt
+        return out
+
+    def broader(self, cls: str, depth: int = 3) -> list[str]:
+        """Words of the class's own sense and of its hypernyms up to ``depth`` levels, nearest
+        first: ``waders`` are ``hip_boot``, ``thigh_boot``, then ``boot``, ``footwear``, ..."""
+        return list(dict.fromkeys(w for w, _ in self._broader(cls, depth)))
+
+    def nearest_known(self, cls: str, known: Callable[[str], bool], depth: int = 3) -> Optional[str]:
+        """The nearest word of the class's sense or its hypernyms (``broader``) that ``known``
+        accepts and whose own first physical sense is that very synset: ``waders`` -> ``boot``,
+        ``painkillers`` -> ``medicine``; not ``sunscreen`` -> ``cream`` (a toiletry there, but a
+        ``cream`` is first the dairy product) nor ``emergency_blanket`` -> ``cover``."""
+        for word, off in self._broader(cls, depth):
+            if known(word):
+                hit = self._physical(word)
+                if hit is not None and hit[1] is self._synset(off):
+                    return word
         return None
 
 

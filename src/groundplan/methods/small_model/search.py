@@ -239,6 +239,17 @@ class SearchOptions:
     senses_all: bool = False
     sense_over_nearest: bool = True
     sense_template: str = "{}"
+    # ---- round 11 (issue 21)
+    #: a class the class-use lexicon lacks borrows the uses of the nearest word of its WordNet
+    #: sense or that sense's hypernyms (up to ``hypernym_depth`` levels) that the lexicon has, when
+    #: that word's own first sense is that synset (``WordNet.nearest_known``: waders -> boot,
+    #: painkillers -> medicine); it then borrows nothing from the nearest class name
+    wordnet_hypernyms: bool = False
+    hypernym_depth: int = 3
+    #: "pour the water from the bottle", "the milk in the fridge": of several named portions of a
+    #: liquid, the ones whose vessel (or the vessel's place) the instruction names are meant; the
+    #: others go down as an ordinal's other objects do
+    liquid_sources: bool = False
 
 
 @dataclass(frozen=True)
@@ -307,13 +318,15 @@ class GoalSearcher:
                self.options.function_groups, self.options.state_verbs, self.options.synonyms,
                self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
                self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
-               self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template)
+               self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
+               self.options.wordnet_hypernyms, self.options.hypernym_depth)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
             uses = ClassUses.load()
             enc = self.encoder if self.options.embeddings else None
-            senses = WordNet.load() if self.options.wordnet_senses else None
+            wordnet = WordNet.load() if (self.options.wordnet_senses or self.options.wordnet_hypernyms) else None
+            senses = wordnet if self.options.wordnet_senses else None
 
             def uses_of(c: str) -> tuple[str, ...]:
                 """What class ``c`` is for: the class-use lexicon's (its own or its head noun's),
@@ -321,7 +334,12 @@ class GoalSearcher:
                 direct = uses.direct(c)
                 sense = senses.sense(c) if senses is not None and (self.options.senses_all or not direct) else None
                 u = (*direct, self.options.sense_template.format(sense)) if sense else direct
-                if not direct and self.options.uses_nearest and not (sense and self.options.sense_over_nearest):
+                broader = wordnet.nearest_known(c, uses.table.__contains__, self.options.hypernym_depth) \
+                    if wordnet is not None and self.options.wordnet_hypernyms and not direct else None
+                if broader:
+                    u = (*u, *uses.table[broader])  # waders: the uses of boot
+                if not direct and self.options.uses_nearest and not broader \
+                        and not (sense and self.options.sense_over_nearest):
                     u = (*u, *uses.of(c, enc))  # the nearest known class name's uses
                 return u
 
@@ -591,6 +609,8 @@ class GoalSearcher:
             named = named | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
                              and a.args[0] in named and a.args[1] not in view.humans}
         picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
+        if self.options.liquid_sources:
+            picked = {**self._liquid_sources(an, view), **picked}
         for i, c in enumerate(cands):
             args = c.atom.args
             if an.excluded and any(a in an.excluded for a in args):
@@ -613,6 +633,24 @@ class GoalSearcher:
                 objs = picked.get(view.cls(a))
                 if objs is not None and a not in objs:
                     out[i] -= w
+        return out
+
+    @staticmethod
+    def _liquid_sources(an: Analysis, view: SceneView) -> dict[str, frozenset[str]]:
+        """class -> the named portions of that liquid whose vessel, or the vessel's place, the
+        instruction names too, where that is some but not all of them (round 11)."""
+        vessel = {a.args[0]: a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2}
+        where = {a.args[0]: a.args[1] for a in view.init if a.predicate in ("on", "in") and len(a.args) == 2}
+        said = an.named | an.descriptors | ({an.source} if an.source else frozenset())
+        by_cls: dict[str, set[str]] = {}
+        for o in an.named:
+            if o in vessel:
+                by_cls.setdefault(view.cls(o), set()).add(o)
+        out = {}
+        for cls, objs in by_cls.items():
+            keep = frozenset(o for o in objs if vessel[o] in said or where.get(vessel[o]) in said)
+            if keep and len(keep) < len(objs):
+                out[cls] = keep
         return out
 
     def _group_goal(self, an: Analysis, cands, scores, order) -> Optional[GoalCandidate]:
