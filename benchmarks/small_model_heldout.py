@@ -152,9 +152,10 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "wordnet-as-need": ("plus WordNet senses, phrased 'I need <sense>'",
                         {"wordnet_senses": True, "sense_template": "I need {}"}, True),
     # round 11 (issue 21): uses of a WordNet hypernym the class-use lexicon knows
+    "no-hypernyms": ("minus WordNet hypernym uses (round 10's options)", {"wordnet_hypernyms": False}, True),
     "with-hypernyms": ("plus the uses of the nearest WordNet hypernym the class-use lexicon has (waders: boot)",
                        {"wordnet_hypernyms": True}, True),
-    "hypernyms-depth1": ("plus WordNet hypernym uses, one level up only", {"wordnet_hypernyms": True, "hypernym_depth": 1},
+    "hypernyms-depth1": ("WordNet hypernym uses, one level up only", {"wordnet_hypernyms": True, "hypernym_depth": 1},
                          True),
     "with-liquid-sources": ("plus a named liquid's portion by its named vessel or place ('the water from the bottle')",
                             {"liquid_sources": True}, True),
