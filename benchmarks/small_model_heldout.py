@@ -153,6 +153,8 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                         {"wordnet_senses": True, "sense_template": "I need {}"}, True),
     # round 11 (issue 21): uses of a WordNet hypernym the class-use lexicon knows
     "no-hypernyms": ("minus WordNet hypernym uses (round 10's options)", {"wordnet_hypernyms": False}, True),
+    "round9-options": ("rounds 10's and 11's WordNet options off", {"wordnet_senses": False, "wordnet_hypernyms": False},
+                       True),
     "with-hypernyms": ("plus the uses of the nearest WordNet hypernym the class-use lexicon has (waders: boot)",
                        {"wordnet_hypernyms": True}, True),
     "hypernyms-depth1": ("WordNet hypernym uses, one level up only", {"wordnet_hypernyms": True, "hypernym_depth": 1},
