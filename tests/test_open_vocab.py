@@ -408,3 +408,27 @@ def test_plan_json_lists_inferred_classes(tmp_path):
     assert d["status"] == "solved" and d["inferred"]["gizmo"] == ["carry", "grasp"]
     r = CliRunner().invoke(app, ["plan", "--scene", str(KITCHEN), "--goal", "(inhand apple0 human0)", "--json"])
     assert "inferred" not in json.loads(r.stdout)  # nothing inferred: the old keys only
+
+
+def test_an_empty_listed_location_of_an_unknown_class_is_a_support(tmp_path):
+    """A place the scene lists under ``locations:`` that no fact types (nothing on it yet) can
+    have things put on it; before, an unknown class there got no affordance and "put the
+    sketchbook on the easel" had no goal."""
+    from groundplan.planners import get_planner
+    from groundplan.sim.pipeline import build, plan_and_check
+
+    scene = tmp_path / "studio.yaml"
+    scene.write_text("""name: studio
+objects: [shelf0, easel0, sketchbook0]
+agents:
+  - {name: robot0, kind: robot, at: shelf0, cost: 1}
+locations:
+  shelf0: [sketchbook0]
+  easel0: []
+facts:
+  - on sketchbook0 shelf0
+""")
+    pt = build(str(scene), infer="lexical")
+    assert "support" in pt.inferred["easel"]
+    out = plan_and_check(pt, "(on sketchbook0 easel0)", get_planner("fast-downward"))
+    assert out.status == "solved"

@@ -151,7 +151,7 @@ def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
     """``oam`` extended with inferred affordances for the scene classes it lacks (only in an
     affordance-typed skill set with a map). Scene evidence: an argument of a fact gets the
     affordance its predicate's parameter is typed with (``on pen0 desk0``: pen carry, desk
-    support)."""
+    support), and a listed location no fact types is a support."""
     from groundplan.knowledge.infer import extend_for, get_inferrer, summary_line
 
     if oam is None or not skillset.affordance_types or infer is None or infer == "off":
@@ -172,6 +172,12 @@ def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
             c = cls_of.get(arg)
             if c in missing and param.type in affs:
                 evidence.setdefault(c, set()).add(param.type)
+    # a place the scene lists under ``locations:`` that no fact types (an empty easel0) is a place
+    # things are put on
+    for loc in sc.locations:
+        c = cls_of.get(loc.name)
+        if c in missing and c not in evidence and "support" in affs:
+            evidence[c] = {"support"}
     extended, found = extend_for(oam, missing, inferrer, {c: frozenset(v) for c, v in evidence.items()})
     if found:
         warnings.append(summary_line(found, oam.name))
