@@ -70,6 +70,8 @@ def test_lemmas_most_specific_first(tmp_path, monkeypatch):
 def test_no_database_means_no_senses(tmp_path, monkeypatch):
     monkeypatch.setenv("GROUNDPLAN_WORDNET", str(tmp_path / "missing"))
     assert W._dict_dir() == tmp_path / "missing"
+    with pytest.raises(W.ConfigError, match=r"GROUNDPLAN_WORDNET=.*missing: not a WordNet dict directory"):
+        W.WordNet.load()
     monkeypatch.delenv("GROUNDPLAN_WORDNET")
     monkeypatch.setattr(W.importlib.util, "find_spec", lambda name: None)
     assert W.WordNet.load() is None

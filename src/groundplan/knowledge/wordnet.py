@@ -35,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Optional
 
+from groundplan.errors import ConfigError
+
 #: WordNet lexicographer files of things one can hand over: noun.artifact, noun.food,
 #: noun.object, noun.plant, noun.substance
 PHYSICAL_LEXFILES = frozenset({6, 13, 17, 20, 27})
@@ -94,9 +96,15 @@ class WordNet:
 
     @classmethod
     def load(cls) -> Optional["WordNet"]:
-        """The installed database, or None (goalsearch then does without senses)."""
+        """The installed database, or None (goalsearch then does without senses). A
+        ``GROUNDPLAN_WORDNET`` that names no WordNet ``dict`` directory is a ConfigError."""
         d = _dict_dir()
-        return _load(str(d)) if d is not None else None
+        if d is None:
+            return None
+        if not (d / "index.noun").is_file() or not ((d / "data.noun").is_file() or (d / "data.noun1").is_file()):
+            raise ConfigError(f"GROUNDPLAN_WORDNET={d}: not a WordNet dict directory (it needs index.noun and "
+                              "data.noun, or data.noun1 + data.noun2); unset it to use the installed WordNet")
+        return _load(str(d))
 
     def _synset(self, offset: int) -> Synset:
         """The noun synset at byte ``offset`` of data.noun."""
