@@ -122,13 +122,14 @@ class WordNet:
         out = self._cache[offset] = _parse(line)
         return out
 
-    def _physical(self, cls: str) -> Optional[tuple[str, Synset]]:
-        """(lemma, synset) of the class name's first physical sense (see ``sense``), or None."""
+    def _physical(self, cls: str) -> Optional[tuple[str, int, Synset]]:
+        """(lemma, offset, synset) of the class name's first physical sense (see ``sense``), or None."""
         for lemma in self.lemmas(cls):
-            physical = [s for s in map(self._synset, self.index.get(lemma, ())) if s.lexfile in PHYSICAL_LEXFILES]
+            physical = [(off, s) for off in self.index.get(lemma, ())
+                        if (s := self._synset(off)).lexfile in PHYSICAL_LEXFILES]
             if physical:
-                headed = [s for s in physical if s.words[0] == lemma]
-                return lemma, (headed or physical)[0]
+                headed = [p for p in physical if p[1].words[0] == lemma]
+                return (lemma, *(headed or physical)[0])
         return None
 
     def lemmas(self, cls: str) -> list[str]:
@@ -149,7 +150,7 @@ class WordNet:
         second name: a glove is "handwear ... for each finger", not first the baseball glove
         ("baseball_glove, glove, baseball_mitt") that WordNet counts as more frequent."""
         hit = self._physical(cls)
-        return _definition(hit[1].gloss) if hit is not None else None
+        return _definition(hit[2].gloss) if hit is not None else None
 
     def _broader(self, cls: str, depth: int) -> list[tuple[str, int]]:
         """(word, synset offset) of the class's own sense (its other words) and of its hypernyms
@@ -157,8 +158,7 @@ class WordNet:
         hit = self._physical(cls)
         if hit is None:
             return []
-        lemma, syn = hit
-        own = next(off for off in self.index[lemma] if self._synset(off) is syn)
+        lemma, own, syn = hit
         out = [(w, own) for w in syn.words if w != lemma]
         level = list(syn.hypernyms)
         seen = set(level)
@@ -185,7 +185,7 @@ class WordNet:
         for word, off in self._broader(cls, depth):
             if known(word):
                 hit = self._physical(word)
-                if hit is not None and hit[1] is self._synset(off):
+                if hit is not None and hit[1] == off:
                     return word
         return None
 
