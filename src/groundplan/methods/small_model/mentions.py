@@ -177,9 +177,12 @@ class Lexicon:
     def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
                  functions: bool = False, states: bool = False, synonyms_on: bool = False,
                  compounds: bool = False, compound_words: Optional[frozenset[str]] = None,
-                 category_heads: bool = False):
+                 category_heads: bool = False, modals: bool = False):
         self.view = view
         self.states = states
+        #: round 12: the modal "can" ("can you ...", "I can't reach") names no can (a trash can,
+        #: a watering can)
+        self.modals = modals
         #: round 7: a class noun right before another ("the coffee table", "the salad bowl") is a
         #: modifier of that noun, not a mention of its own (English compounds end in their head)
         self.compounds = compounds
@@ -329,6 +332,8 @@ class Lexicon:
         out: list[Mention] = []
         if self._re is not None:
             for m in self._re.finditer(low):
+                if self.modals and m.group(1) in _MODAL_NOUNS and _modal_at(low, m.start(), m.end()):
+                    continue
                 cls, plural = self._form[m.group(1)]
                 objs = self.by_cls.get(cls, [])
                 before = _WORD.findall(low[max(0, m.start() - 40):m.start()])[-4:]
@@ -446,6 +451,23 @@ class Lexicon:
                 continue
             out.append(a)
         return out
+
+
+#: nouns that are also modal verbs, and the words around a modal use ("can you", "I can't", "we can")
+_MODAL_NOUNS = frozenset({"can"})
+_MODAL_NEXT = re.compile(r"(?:'t|n't|not\b|\s+(?:you|u|i|we|they|he|she|someone|somebody|anyone|anybody|"
+                         r"it|not|just|only|also|still|really|never|barely|hardly|now)\b|\s+\w+\s+(?:it|them|me|you|"
+                         r"that|this|those|these|the|a|an|my|your|some)\b)")
+_MODAL_PREV = re.compile(r"\b(?:i|you|u|we|they|he|she|it|who|that|which|robot|one|someone|somebody|anyone|anybody|"
+                         r"nobody|you\s+guys)\s+$")
+
+
+def _modal_at(low: str, start: int, end: int) -> bool:
+    """The word at ``low[start:end]`` is used as a modal verb: after a subject ("I can", "you
+    can"), or before a subject, a negation or a verb and its object ("can you", "can't", "can pass me")."""
+    if _MODAL_PREV.search(low[max(0, start - 20):start]) or start == 0 or re.search(r"[.!?,;]\s*$", low[:start]):
+        return True
+    return bool(_MODAL_NEXT.match(low[end:end + 30]))
 
 
 #: parts named after their whole ("the fridge door"): the whole stays a mention (round 7)

@@ -44,8 +44,35 @@ def speech() -> dict:
                                       r"a\s+couple\s+of|a\s+few|a\s+pair\s+of)\s+(?:[a-z]+\s+){1,3}?(?:" + "|".join(
                 re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
             "conditionals": tuple(tuple(c.split()) for c in data.get("conditionals") or ()),
+            # round 12: disposal containers and the words that ask for throwing away; spills
+            "disposal_classes": frozenset(data.get("disposal_classes") or ()),
+            "disposal": _alternation(data.get("disposal_cues") or ()),
+            "spill": re.compile(r"\b(?:" + "|".join(data.get("spill_words") or ("(?!)",)) + r")\b"),
             "placement": re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(
                 data.get("placements") or (), key=len, reverse=True)) + r")\s+" + _PLACE_PREP + r"\b")}
+
+
+def _alternation(words) -> re.Pattern:
+    """One word-bounded pattern over literal words and phrases, longest first."""
+    words = sorted({str(w).lower() for w in words}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b") if words else re.compile(r"(?!)")
+
+
+def is_disposal_class(cls: str) -> bool:
+    """A container things are thrown away into (``trash_can``, ``recycling_bin``, ``bin``; not a
+    ``bread_bin``): a word of ``disposal_classes`` in its name, or the name ``bin`` itself."""
+    words = cls.lower().replace("-", "_").split("_")
+    return cls.lower() == "bin" or any(w in speech()["disposal_classes"] for w in words)
+
+
+def disposal_said(text: str) -> bool:
+    """The instruction asks for (or allows) throwing something away ("bin it", "it's gone off")."""
+    return bool(speech()["disposal"].search(text.lower().replace("’", "'")))
+
+
+def spill_said(text: str) -> bool:
+    """The instruction says something spilled ("I knocked my tea over", "juice went everywhere")."""
+    return bool(speech()["spill"].search(text.lower().replace("’", "'")))
 
 
 def _opens_with_command(words: list[str], lex: dict) -> bool:
@@ -154,4 +181,5 @@ def wanted(text: str, start: int) -> bool:
     return bool(_WANT.search(text[max(0, start - 40):start].lower()))
 
 
-__all__ = ["INFINITIVE", "is_need_statement", "paraphrase_needs", "speech", "strip_purpose", "wanted"]
+__all__ = ["INFINITIVE", "disposal_said", "is_disposal_class", "is_need_statement", "paraphrase_needs", "speech",
+           "spill_said", "strip_purpose", "wanted"]

@@ -53,8 +53,11 @@ from groundplan.methods.small_model.mentions import (
 )
 from groundplan.methods.small_model.needs import (
     INFINITIVE,
+    disposal_said,
+    is_disposal_class,
     is_need_statement,
     paraphrase_needs,
+    spill_said,
     strip_purpose,
     wanted,
 )
@@ -252,6 +255,19 @@ class SearchOptions:
     #: liquid, the ones whose vessel (or the vessel's place) the instruction names are meant; the
     #: others go down as an ordinal's other objects do. Off: it changed no verdict on the seen sets
     liquid_sources: bool = False
+    # ---- round 12 (issue 21)
+    #: throwing away is done only when asked: putting something into a disposal container (trash
+    #: can, bin, compost, ...; needs.is_disposal_class) loses ``w_disposal`` unless the instruction
+    #: says a disposal word ("throw", "bin it", "it's gone off"; speech.yaml) or names the container
+    disposal_cue: bool = True
+    w_disposal: float = 0.3
+    #: a need statement that something spilled ("I've knocked my tea over"): what spilled and
+    #: what held it are context (they lose ``w_spill``), and handing over something to wipe it up
+    #: with (functions.yaml ``clean``) gains ``w_spill``
+    spills: bool = True
+    w_spill: float = 0.3
+    #: the modal verb "can" ("can you put ...", "I can't reach") names no trash can or watering can
+    modal_can: bool = True
 
 
 @dataclass(frozen=True)
@@ -321,7 +337,7 @@ class GoalSearcher:
                self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
                self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
                self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
-               self.options.wordnet_hypernyms, self.options.hypernym_depth)
+               self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -370,7 +386,8 @@ class GoalSearcher:
                                                    synonyms_on=self.options.synonyms,
                                                    compounds=self.options.compound_nouns,
                                                    compound_words=vocabulary_words() if self.options.compound_heads
-                                                   else None, category_heads=self.options.category_heads))
+                                                   else None, category_heads=self.options.category_heads,
+                                                   modals=self.options.modal_can))
             self._scenes.put(key, hit)
         return hit
 
@@ -477,6 +494,10 @@ class GoalSearcher:
             scores = scores + self._need_mode(instruction, an, cands, view)
         if opts.destinations:
             scores = scores + self._dest_bonus(text, cands, lex)
+        if opts.disposal_cue:
+            scores = scores + self._disposal(instruction, an, cands, view)
+        if opts.spills and need and an is not None and spill_said(instruction):
+            scores = scores + self._spill(an, cands, view, lex)
         order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
         keep = self._keep_atoms(an, view, cands) if an is not None and opts.keep_in_place else ()
@@ -1168,6 +1189,35 @@ class GoalSearcher:
                     out[i] -= 2 * self.options.w_mention + strong
             elif not c.meets_need or c.holds:
                 out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
+        return out
+
+    def _disposal(self, instruction: str, an: Optional[Analysis], cands, view: SceneView) -> np.ndarray:
+        """Placements into a disposal container lose ``w_disposal`` unless throwing away is asked
+        for (round 12): a robot does not bin a helmet it was asked to put on the bench."""
+        out = np.zeros(len(cands))
+        if disposal_said(instruction):
+            return out
+        # (named by its own name or a synonym: "the cans" is no trash can)
+        named = {o for m in an.mentions if not m.cls.startswith("@") for o in m.objects} if an is not None else set()
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate == "in" and len(a) == 2 and a[1] not in named and is_disposal_class(view.cls(a[1])):
+                out[i] -= self.options.w_disposal
+        return out
+
+    def _spill(self, an: Analysis, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
+        """A spill (round 12): the spilled things and their vessels are context, something to
+        wipe with is what the need asks for."""
+        out = np.zeros(len(cands))
+        spilled = {o for m in an.mentions if not m.category for o in m.objects}
+        spilled |= {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                    and a.args[0] in spilled and a.args[1] not in view.humans}
+        wipers = lex.function_words.get("clean", (None, frozenset()))[1]
+        for i, c in enumerate(cands):
+            if c.focus in spilled and c.focus not in wipers:
+                out[i] -= self.options.w_spill
+            elif c.frame == "inhand/?/human" and c.focus in wipers:
+                out[i] += self.options.w_spill
         return out
 
     def _need_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:

@@ -1,0 +1,57 @@
+"""goalsearch, issue 21 round 12: throwing away only when asked, spills, and the modal "can".
+Sentences written for these tests (none from a held-out or evaluation set); scene
+tests/data/round12_lounge.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from goalsearch_util import A, searcher
+from goalsearch_util import top as _top
+
+from groundplan.methods.small_model.needs import disposal_said, is_disposal_class, spill_said
+from groundplan.sim.pipeline import build
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="module")
+def lounge():
+    return build(str(DATA / "round12_lounge.yaml"))
+
+
+def test_disposal_words_and_classes():
+    assert disposal_said("bin the peel") and disposal_said("this yoghurt has gone off")
+    assert disposal_said("Throw it away please") and not disposal_said("put the helmet away")
+    assert is_disposal_class("trash_can") and is_disposal_class("recycling_bin") and is_disposal_class("bin")
+    assert not is_disposal_class("bread_bin") and not is_disposal_class("watering_can")
+
+
+def test_spill_words():
+    assert spill_said("I've knocked my tea over") and spill_said("she sent the juice flying")
+    assert spill_said("I spilt milk") and spill_said("the coffee went everywhere")
+    assert not spill_said("someone is knocking at the door") and not spill_said("tip the crisps into a bowl")
+
+
+def test_putting_away_is_not_throwing_away(encoder, lounge):
+    assert A("in", "bike_helmet0", "trash_can0") not in _top(encoder, lounge, "put the helmet away")
+    assert _top(encoder, lounge, "put the helmet away", disposal_cue=False) == {A("in", "bike_helmet0", "trash_can0")}
+    # asked for, it still goes in the bin
+    assert _top(encoder, lounge, "throw the banana peel away") == {A("in", "banana_peel0", "trash_can0")}
+
+
+def test_a_spill_asks_for_something_to_wipe_with(encoder, lounge):
+    instruction = "Oh no, I've knocked my coffee all over the table"
+    wipers = {frozenset({A("inhand", "sponge0", "human0")}), frozenset({A("inhand", "cloth0", "human0")})}
+    assert frozenset(_top(encoder, lounge, instruction)) in wipers
+    assert frozenset(_top(encoder, lounge, instruction, spills=False)) not in wipers
+
+
+def test_the_modal_can_names_no_trash_can(encoder, lounge):
+    lex = searcher(encoder).scene(lounge.domain, lounge.problem)[4]
+    said = {o for m in lex.mentions("Can you put my helmet on the bench? I can't reach it") for o in m.objects}
+    assert "trash_can0" not in said and {"bike_helmet0", "bench0"} <= said
+    assert "trash_can0" in {o for m in lex.mentions("put it in the can") for o in m.objects}
+    off = searcher(encoder, modal_can=False).scene(lounge.domain, lounge.problem)[4]
+    assert "trash_can0" in {o for m in off.mentions("Can you put my helmet on the bench?") for o in m.objects}
