@@ -18,7 +18,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 @pytest.fixture(scope="module")
 def lounge():
-    return build(str(DATA / "round12_lounge.yaml"))
+    return build(str(DATA / "round12_lounge.yaml"), oam_file=str(DATA / "round12_lounge.oam.yaml"))
 
 
 def test_disposal_words_and_classes():
@@ -55,3 +55,10 @@ def test_the_modal_can_names_no_trash_can(encoder, lounge):
     assert "trash_can0" in {o for m in lex.mentions("put it in the can") for o in m.objects}
     off = searcher(encoder, modal_can=False).scene(lounge.domain, lounge.problem)[4]
     assert "trash_can0" in {o for m in off.mentions("Can you put my helmet on the bench?") for o in m.objects}
+
+
+def test_into_it_says_in(encoder, lounge):
+    # the test dishwasher holds things in it and on its racks (round12_lounge.oam.yaml)
+    instruction = "open the dishwasher and load the mug into it"
+    assert A("in", "mug0", "dishwasher0") in _top(encoder, lounge, instruction)
+    assert A("on", "mug0", "dishwasher0") in _top(encoder, lounge, instruction, pronoun_preps=False)

@@ -266,6 +266,9 @@ class SearchOptions:
     #: with (functions.yaml ``clean``) gains ``w_spill``
     spills: bool = True
     w_spill: float = 0.3
+    #: "load the pot into it", "put the spoons in there": the preposition before a pronoun says
+    #: in or on (``w_mention`` either way)
+    pronoun_preps: bool = True
     #: the modal verb "can" ("can you put ...", "I can't reach") names no trash can or watering can
     modal_can: bool = True
 
@@ -929,6 +932,12 @@ class GoalSearcher:
                 a = c.atom.args
                 if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
                     out[i] += w
+        kind = _PRONOUN_DEST.search(low) if self.options.pronoun_preps else None
+        if kind:  # (round 12) "load the pot into it": in, not on
+            want = _PREP_KIND[re.sub(r"\s+", " ", kind.group(1))]
+            for i, c in enumerate(cands):
+                if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2:
+                    out[i] += w if c.atom.predicate == want else -w
         inside = {cands[i].atom.args[0] for i in chosen if cands[i].atom.predicate == "opened"}
         for m in lex.mentions(cl):
             if m.category or not m.objects:
@@ -1329,6 +1338,8 @@ _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on
 #: that says where something is ("the place that has a banana in a bowl")
 _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|where)\s+(?:has|have|had|is|are)\b"
                        r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
+#: a destination preposition before a pronoun ("into it", "on top of them", "in there"; round 12)
+_PRONOUN_DEST = re.compile(r"\b(into|inside|onto|on\s+top\s+of|in|on)\s+(?:it|them|that|this|there)\b")
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
 #: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
