@@ -62,3 +62,10 @@ def test_into_it_says_in(encoder, lounge):
     instruction = "open the dishwasher and load the mug into it"
     assert A("in", "mug0", "dishwasher0") in _top(encoder, lounge, instruction)
     assert A("on", "mug0", "dishwasher0") in _top(encoder, lounge, instruction, pronoun_preps=False)
+
+
+def test_a_place_after_thats_says_which_one(encoder, lounge):
+    text = "bring me the mug that's on the coffee table"
+    on = searcher(encoder).scene(lounge.domain, lounge.problem)[4].mentions(text)
+    off = searcher(encoder, more_descriptors=False).scene(lounge.domain, lounge.problem)[4].mentions(text)
+    assert [m.descriptor for m in on] == [False, True] and [m.descriptor for m in off] == [False, False]

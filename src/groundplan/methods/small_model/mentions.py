@@ -177,12 +177,14 @@ class Lexicon:
     def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
                  functions: bool = False, states: bool = False, synonyms_on: bool = False,
                  compounds: bool = False, compound_words: Optional[frozenset[str]] = None,
-                 category_heads: bool = False, modals: bool = False):
+                 category_heads: bool = False, modals: bool = False, more_descriptors: bool = False):
         self.view = view
         self.states = states
         #: round 12: the modal "can" ("can you ...", "I can't reach") names no can (a trash can,
         #: a watering can)
         self.modals = modals
+        #: round 12: "the cup that's on the table", "the ones standing in the sink" say which too
+        self.more_descriptors = more_descriptors
         #: round 7: a class noun right before another ("the coffee table", "the salad bowl") is a
         #: modifier of that noun, not a mention of its own (English compounds end in their head)
         self.compounds = compounds
@@ -381,8 +383,7 @@ class Lexicon:
             if a.category or b.category or a.descriptor:
                 continue
             gap = low[a.end:b.start]
-            if not re.fullmatch(r"\s+(?:that\s+is\s+|which\s+is\s+|lying\s+|sitting\s+)?(?:on|in|from|inside|at)\s+"
-                                r"(?:the\s+|my\s+)?(?:\w+\s+)?", gap):
+            if not re.fullmatch(_DESCRIBING_MORE if self.more_descriptors else _DESCRIBING, gap):
                 continue
             there = {o for o in a.objects if self.view.place.get(o) in b.objects}
             if not there:
@@ -451,6 +452,15 @@ class Lexicon:
                 continue
             out.append(a)
         return out
+
+
+#: between a thing and the place that says which one it is ("the chips in the fridge")
+_DESCRIBING = re.compile(r"\s+(?:that\s+is\s+|which\s+is\s+|lying\s+|sitting\s+)?(?:on|in|from|inside|at)\s+"
+                         r"(?:the\s+|my\s+)?(?:\w+\s+)?")
+#: (round 12) also "that's", "that are", "which are", "standing", "sat", "left", "over"
+_DESCRIBING_MORE = re.compile(r"\s+(?:(?:that|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+|thats\s+|lying\s+|"
+                              r"sitting\s+|standing\s+|sat\s+|left\s+|stood\s+)?(?:(?:still|just|over|down|up|"
+                              r"out)\s+)?(?:on|in|from|inside|at|by|next\s+to)\s+(?:the\s+|my\s+|your\s+)?(?:\w+\s+)?")
 
 
 #: nouns that are also modal verbs, and the words around a modal use ("can you", "I can't", "we can")

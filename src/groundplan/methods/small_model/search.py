@@ -269,6 +269,9 @@ class SearchOptions:
     #: "load the pot into it", "put the spoons in there": the preposition before a pronoun says
     #: in or on (``w_mention`` either way)
     pronoun_preps: bool = True
+    #: "the cup that's on the table", "the mugs standing in the sink": more ways of saying which
+    #: one by where it is (mentions._DESCRIBING_MORE)
+    more_descriptors: bool = True
     #: the modal verb "can" ("can you put ...", "I can't reach") names no trash can or watering can
     modal_can: bool = True
 
@@ -340,7 +343,8 @@ class GoalSearcher:
                self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
                self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
                self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
-               self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can)
+               self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can,
+               self.options.more_descriptors)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -390,7 +394,8 @@ class GoalSearcher:
                                                    compounds=self.options.compound_nouns,
                                                    compound_words=vocabulary_words() if self.options.compound_heads
                                                    else None, category_heads=self.options.category_heads,
-                                                   modals=self.options.modal_can))
+                                                   modals=self.options.modal_can,
+                                                   more_descriptors=self.options.more_descriptors))
             self._scenes.put(key, hit)
         return hit
 
