@@ -69,3 +69,10 @@ def test_a_place_after_thats_says_which_one(encoder, lounge):
     on = searcher(encoder).scene(lounge.domain, lounge.problem)[4].mentions(text)
     off = searcher(encoder, more_descriptors=False).scene(lounge.domain, lounge.problem)[4].mentions(text)
     assert [m.descriptor for m in on] == [False, True] and [m.descriptor for m in off] == [False, False]
+
+
+def test_a_kept_object_stays_where_it_is_said_to(encoder, lounge):
+    instruction = "bring the basket over to the coffee table but leave the lemon on the counter"
+    on, off = _top(encoder, lounge, instruction), _top(encoder, lounge, instruction, kept_places=False)
+    assert A("on", "basket0", "coffee_table0") in on and A("on", "lemon0", "counter0") in on
+    assert A("in", "lemon0", "basket0") in off

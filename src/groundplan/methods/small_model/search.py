@@ -272,6 +272,9 @@ class SearchOptions:
     #: "the cup that's on the table", "the mugs standing in the sink": more ways of saying which
     #: one by where it is (mentions._DESCRIBING_MORE)
     more_descriptors: bool = True
+    #: "bring the fruit bowl but leave the orange on the shelf": a kept object goes where the
+    #: instruction says to leave it when that is not where it is now
+    kept_places: bool = True
     #: the modal verb "can" ("can you put ...", "I can't reach") names no trash can or watering can
     modal_can: bool = True
 
@@ -508,7 +511,7 @@ class GoalSearcher:
             scores = scores + self._spill(an, cands, view, lex)
         order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
-        keep = self._keep_atoms(an, view, cands) if an is not None and opts.keep_in_place else ()
+        keep = self._keep_atoms(instruction, an, view, cands, lex) if an is not None and opts.keep_in_place else ()
 
         goals: list[GoalCandidate] = []
         structure = "single"
@@ -1267,11 +1270,18 @@ class GoalSearcher:
                 return None if cands[j].holds else j
         return None
 
-    @staticmethod
-    def _keep_atoms(an: Analysis, view: SceneView, cands) -> tuple[Atom, ...]:
-        """Kept objects ("leave the X on the Y") where they are now, as positive literals."""
+    def _keep_atoms(self, instruction: str, an: Analysis, view: SceneView, cands,
+                    lex: Lexicon) -> tuple[Atom, ...]:
+        """Kept objects ("leave the X on the Y") where they are now, as positive literals; with
+        ``kept_places`` (round 12), where the instruction says to leave them when that is not
+        where they are now ("bring the fruit bowl over but leave the orange on the shelf": the
+        orange comes out of the bowl onto the shelf)."""
+        said = self._kept_places(instruction, an, view, cands, lex) if self.options.kept_places else {}
         out = []
         for o in sorted(an.kept):
+            if o in said:
+                out.append(said[o])
+                continue
             p = view.place.get(o)
             if p is None or p in view.humans or p in view.robots:
                 continue
@@ -1279,6 +1289,31 @@ class GoalSearcher:
             if fact is not None:
                 out.append(fact)
         return tuple(out)
+
+    @staticmethod
+    def _kept_places(instruction: str, an: Analysis, view: SceneView, cands, lex: Lexicon) -> dict[str, Atom]:
+        low = instruction.lower()
+        ms = [m for m in lex.mentions(instruction) if not m.category]
+        out: dict[str, Atom] = {}
+        for k, m in enumerate(ms):
+            objs = m.objects & an.kept
+            if not objs:
+                continue
+            end = _KEEP_CLAUSE_END.search(low, m.end)
+            nxt = next((x for x in ms[k + 1:] if x.start < (end.start() if end else len(low))), None)
+            prep = _KEEP_PREP.search(low[max(0, nxt.start - 30):nxt.start]) if nxt is not None else None
+            if prep is None or len(nxt.objects) != 1:
+                continue
+            place = next(iter(nxt.objects))
+            kind = "in" if prep.group(1) in ("in", "inside") else "on"
+            for o in objs:
+                if view.place.get(o) == place:
+                    continue  # where it is now: the current fact says it
+                atoms = [c.atom for c in cands if c.atom.predicate in ("on", "in") and c.atom.args == (o, place)]
+                atoms.sort(key=lambda a: a.predicate != kind)
+                if atoms:
+                    out[o] = atoms[0]
+        return out
 
     # ------------------------------------------------------------------ language model
 
@@ -1343,6 +1378,9 @@ _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on
 #: that says where something is ("the place that has a banana in a bowl")
 _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|where)\s+(?:has|have|had|is|are)\b"
                        r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
+#: (round 12) where a kept object is to be left: "leave the orange (behind / here) on the shelf"
+_KEEP_PREP = re.compile(r"\b(on|in|inside|at)\s+(?:the\s+|my\s+|your\s+|its\s+|their\s+)?(?:\w+\s+)?$")
+_KEEP_CLAUSE_END = re.compile(r"[,.;!?]|\b(?:and|then|but|please)\b")
 #: a destination preposition before a pronoun ("into it", "on top of them", "in there"; round 12)
 _PRONOUN_DEST = re.compile(r"\b(into|inside|onto|on\s+top\s+of|in|on)\s+(?:it|them|that|this|there)\b")
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
