@@ -86,7 +86,9 @@ def test_a_class_is_of_its_head_nouns_category(encoder, shed):
 def test_a_needs_context_object_is_not_handed_over(encoder, shed):
     instruction = "I've spilt milk from the carton all over the workbench"
     assert _top(encoder, shed, instruction) == {A("inhand", "towel0", "human0")}
-    assert _top(encoder, shed, instruction, w_context=0.0) == {A("inhand", "milk_carton0", "human0")}
+    # (round 12's spills make the carton context too: off here, to see w_context alone)
+    assert _top(encoder, shed, instruction, w_context=0.0, spills=False) == {A("inhand", "milk_carton0", "human0")}
+    assert _top(encoder, shed, instruction, w_context=0.0) == {A("inhand", "towel0", "human0")}
 
 
 def test_a_verbless_request_is_no_need_context(encoder, shed):
