@@ -940,8 +940,9 @@ class GoalSearcher:
                 a = c.atom.args
                 if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
                     out[i] += w
-        kind = _PRONOUN_DEST.search(low) if self.options.pronoun_preps else None
-        if kind:  # (round 12) "load the pot into it": in, not on
+        kind = next((k for k in _PRONOUN_DEST.finditer(low) if _PLACING_BEFORE.search(low[:k.start()])),
+                    None) if self.options.pronoun_preps else None
+        if kind:  # (round 12) "load the pot into it": in, not on ("everything in it" says no place)
             want = _PREP_KIND[re.sub(r"\s+", " ", kind.group(1))]
             for i, c in enumerate(cands):
                 if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2:
@@ -1380,6 +1381,9 @@ _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|whe
                        r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
 #: (round 12) where a kept object is to be left: "leave the orange (behind / here) on the shelf"
 _KEEP_PREP = re.compile(r"\b(on|in|inside|at)\s+(?:the\s+|my\s+|your\s+|its\s+|their\s+)?(?:\w+\s+)?$")
+#: a placing verb, then its object, right before "into it" ("load the pot into it"; not "everything in it")
+_PLACING_BEFORE = re.compile(r"\b(?:put|place|set|drop|pop|stick|store|lay|load|pack|tip|pour|chuck|throw|toss|slide|"
+                             r"stack|shove|return|move|transfer|plonk|stuff)\s+(?:\w+\s+){0,7}$")
 _KEEP_CLAUSE_END = re.compile(r"[,.;!?]|\b(?:and|then|but|please)\b")
 #: a destination preposition before a pronoun ("into it", "on top of them", "in there"; round 12)
 _PRONOUN_DEST = re.compile(r"\b(into|inside|onto|on\s+top\s+of|in|on)\s+(?:it|them|that|this|there)\b")
