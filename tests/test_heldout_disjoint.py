@@ -137,12 +137,13 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 #: eleventh (k, likewise written independently on 2026-11-25; it reuses three AutoGPT+P scenes too)
 #: the twelfth (l, likewise, reusing three AutoGPT+P scenes) and the fresh thirteenth one (m, written
 #: independently on 2026-11-27, likewise), and the fresh fourteenth one (n, written independently on
-#: 2026-11-27 before round 12 ran on it)
+#: 2026-11-27 before round 12 ran on it), and o (written independently on 2026-11-27 for round 13)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
                  "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml", "heldout_2026-11-25i.yaml",
                  "heldout_2026-11-25j.yaml", "heldout_2026-11-25k.yaml", "heldout_2026-11-25l.yaml",
-                 "heldout_2026-11-27m.yaml", "heldout_2026-11-27n.yaml")
+                 "heldout_2026-11-27m.yaml", "heldout_2026-11-27n.yaml",
+                 "heldout_2026-11-27o.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -217,9 +218,10 @@ def _assert_disjoint(index: int, label: str) -> None:
 _LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5, "f", 110, True),
                (6, "g", 110, True), (7, "h", 110, True), (8, "i", 110, True), (9, "j", 110, True),
                (10, "k", 110, True), (11, "l", 110, True), (12, "m", 110, True),
-               (13, "n", 105, True)]  # n: 112 written, 3 copies removed before any run
+               (13, "n", 105, True),  # n: 112 written, 3 copies removed before any run
+               (14, "o", 105, True)]
 #: sets that reuse AutoGPT+P scenes of earlier sets (with new instructions): all 20 were used by a to i
-_REUSES_AUTOGPTP_SCENES = {"j", "k", "l", "m", "n"}
+_REUSES_AUTOGPTP_SCENES = {"j", "k", "l", "m", "n", "o"}
 
 
 @pytest.mark.parametrize("index,label,min_tasks,new_own_scenes", _LATER_SETS, ids=[s[1] for s in _LATER_SETS])
