@@ -475,7 +475,8 @@ _MODAL_PREV = re.compile(r"\b(?:i|you|u|we|they|he|she|it|who|that|which|robot|o
 def _modal_at(low: str, start: int, end: int) -> bool:
     """The word at ``low[start:end]`` is used as a modal verb: after a subject ("I can", "you
     can"), or before a subject, a negation or a verb and its object ("can you", "can't", "can pass me")."""
-    if _MODAL_PREV.search(low[max(0, start - 20):start]) or start == 0 or re.search(r"[.!?,;]\s*$", low[:start]):
+    before = low[max(0, start - 20):start]
+    if start == 0 or _MODAL_PREV.search(before) or re.search(r"[.!?,;]\s*$", before):
         return True
     return bool(_MODAL_NEXT.match(low[end:end + 30]))
 

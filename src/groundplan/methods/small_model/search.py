@@ -1213,13 +1213,15 @@ class GoalSearcher:
         """Placements into a disposal container lose ``w_disposal`` unless throwing away is asked
         for (round 12): a robot does not bin a helmet it was asked to put on the bench."""
         out = np.zeros(len(cands))
-        if disposal_said(instruction):
+        bins = {o for o, cls in view.objects.items() if is_disposal_class(cls)}
+        if not bins or disposal_said(instruction):
             return out
         # (named by its own name or a synonym: "the cans" is no trash can)
-        named = {o for m in an.mentions if not m.cls.startswith("@") for o in m.objects} if an is not None else set()
+        if an is not None:
+            bins -= {o for m in an.mentions if not m.cls.startswith("@") for o in m.objects}
         for i, c in enumerate(cands):
             a = c.atom.args
-            if c.atom.predicate == "in" and len(a) == 2 and a[1] not in named and is_disposal_class(view.cls(a[1])):
+            if c.atom.predicate == "in" and len(a) == 2 and a[1] in bins:
                 out[i] -= self.options.w_disposal
         return out
 
@@ -1293,9 +1295,12 @@ class GoalSearcher:
 
     @staticmethod
     def _kept_places(instruction: str, an: Analysis, view: SceneView, cands, lex: Lexicon) -> dict[str, Atom]:
-        low = instruction.lower()
-        ms = [m for m in lex.mentions(instruction) if not m.category]
         out: dict[str, Atom] = {}
+        if not an.kept:
+            return out
+        low = instruction.lower()
+        # (the analysis drops mentions inside a "leave the X on the Y" span: the kept X is one)
+        ms = [m for m in lex.mentions(instruction) if not m.category]
         for k, m in enumerate(ms):
             objs = m.objects & an.kept
             if not objs:
