@@ -4,10 +4,11 @@ When a scene names a class its map does not cover, the class would get no afford
 every goal about it would be rejected. An *inferrer* fills such classes in:
 
 - ``embedding`` (the default; offline, no LLM call): the class name's head noun when it is a
-  known class ("coffee table" -> table, "toolbox" -> box), else the known classes nearest to
+  known class ("coffee table" -> table, "toolbox" -> box) or a generic head noun of
+  ``role_heads.yaml`` ("sharps container" -> container: contain), else the known classes nearest to
   the name by sentence embedding (all-MiniLM-L6-v2, ``knowledge.embedding``) vote on each
   affordance, weighted by similarity;
-- ``lexical``: the head-noun rule alone (no model needed);
+- ``lexical``: the head-noun rules alone (no model needed);
 - ``llm`` (``LLMInferrer``): one of AutoGPT+P's three strategies (list / yes-no / logical,
   ``oam_llm.build_oam``) with the run's LLM, cached on disk per (class, model, strategy).
 
@@ -26,6 +27,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
@@ -108,6 +110,44 @@ def head_class(cls: str, known: Iterable[str], *, min_len: int = 3) -> Optional[
     return None
 
 
+@lru_cache(maxsize=1)
+def role_heads() -> Mapping[str, frozenset[str]]:
+    """Generic head nouns and the affordances they decide (package data ``role_heads.yaml``:
+    container, bin, hamper, rack, dishwasher, ...)."""
+    from importlib import resources
+
+    import yaml
+
+    text = resources.files("groundplan.knowledge").joinpath("data/role_heads.yaml").read_text()
+    return {k: frozenset(v) for k, v in (yaml.safe_load(text) or {}).items()}
+
+
+def role_head(cls: str) -> Optional[str]:
+    """The generic head noun (``role_heads``) that ends ``cls`` as a separate word, in the
+    singular or the plural (``sharps_container`` -> container, ``dish racks`` -> rack), or
+    the whole name (``dishwasher``); None otherwise (``cabin`` has no ``bin``)."""
+    ws = words(cls)
+    if not ws:
+        return None
+    roles = role_heads()
+    for form in singular_forms(ws[-1]):
+        if form in roles:
+            return form
+    return None
+
+
+def _head_or_role(cls: str, known: OAM) -> tuple[Optional[str], frozenset[str]]:
+    """``("head:<class>", affordances)`` when a known class is the head of ``cls``, else
+    ``("role:<noun>", affordances)`` when a generic head noun ends it, else ``(None, ∅)``."""
+    h = head_class(cls, known.mapping)
+    if h is not None:
+        return f"head:{h}", frozenset(known.affordances(h))
+    r = role_head(cls)
+    if r is not None:
+        return f"role:{r}", role_heads()[r]
+    return None, frozenset()
+
+
 def implications(known: OAM, *, min_support: int = 3, confidence: float = 1.0) -> tuple[tuple[str, str], ...]:
     """Rules ``a -> b`` that hold for every (``confidence``) class of ``known`` having ``a``,
     ``a`` held by at least ``min_support`` classes."""
@@ -158,8 +198,8 @@ class LexicalInferrer:
         rules = implications(known, min_support=self.min_support)
         out = {}
         for c in dict.fromkeys(classes):
-            h = head_class(c, known.mapping)
-            out[c] = _finish(c, known.affordances(h) if h else (), f"head:{h}" if h else "evidence", known, ev, rules)
+            src, affs = _head_or_role(c, known)
+            out[c] = _finish(c, affs, src or "evidence", known, ev, rules)
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -237,9 +277,10 @@ class EmbeddingInferrer:
         out: dict[str, Inference] = {}
         rest = []
         for c in cls:
-            h = head_class(c, known.mapping) if self.use_head else None
-            if h is not None:
-                out[c] = _finish(c, known.affordances(h), f"head:{h}", known, ev, rules, ((h, 1.0),))
+            src, affs = _head_or_role(c, known) if self.use_head else (None, frozenset())
+            if src is not None:
+                nb = ((src.split(":", 1)[1], 1.0),) if src.startswith("head:") else ()
+                out[c] = _finish(c, affs, src, known, ev, rules, nb)
             else:
                 rest.append(c)
         for c, nb in zip(rest, self.neighbours(rest, known)):
@@ -397,4 +438,4 @@ def summary_line(found: Mapping[str, Inference], oam_name: str) -> str:
 
 __all__ = ["Embedder", "Inference", "AffordanceInferrer", "EmbeddingInferrer", "LexicalInferrer", "LLMInferrer",
            "DEFAULT_PARAMS", "register_inferrer", "get_inferrer", "default_inferrer", "inferrer_names", "extend_for",
-           "summary_line", "head_class", "singular_forms", "implications", "close_under", "words"]
+           "summary_line", "head_class", "role_head", "role_heads", "singular_forms", "implications", "close_under", "words"]
