@@ -53,6 +53,9 @@ _NO_CUE = re.compile(r"(?:(?<=[,;:\-])\s*|\b(?:just|but|and|though)\s+)no\b(?!\s
 #: "the X stays on the Y", "the X can stay there", "keep the X on it": X is kept where it is (round 3)
 _STAYS = re.compile(r"\b((?:the|my|your)\s+)([a-z_ ]+?)\s+(?:stays|remains|can\s+stay|should\s+stay|must\s+stay|"
                     r"has\s+to\s+stay)\b", re.IGNORECASE)
+#: round 13 (``bar_cue``): "anything bar the coke", "all of them barring the blue one"
+_NEG_CUE_BAR = re.compile(r"\b(?:(?<=\ball )bar|(?<=\beverything )bar|(?<=\banything )bar|(?<=\beach )bar|"
+                          r"(?<=\bthem )bar|(?<=\bthose )bar|barring)\b", re.IGNORECASE)
 #: round 8 (``cue_words``): "I don't need the veil", "no need for the ladder", "the knife isn't needed",
 #: "don't you dare move my coffee"
 _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
@@ -519,7 +522,8 @@ def to_person(text: str, more_cues: bool = False) -> bool:
     return bool(PERSON.search(text) or (more_cues and PERSON_MORE.search(text)))
 
 
-def _negated_spans(text: str, keep: bool = False, more_cues: bool = False) -> list[tuple[int, int]]:
+def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
+                   bar: bool = False) -> list[tuple[int, int]]:
     """Negated spans; with ``keep`` (round 3) also "just no X", and a kept object's span runs to
     the end of its clause ("leave the broom on the counter": the counter is no destination);
     with ``more_cues`` (round 8) also "I don't need the X", "no need for the X"."""
@@ -527,6 +531,8 @@ def _negated_spans(text: str, keep: bool = False, more_cues: bool = False) -> li
     cues = list(_NEG_CUE.finditer(text))
     if more_cues:
         cues += [m for m in _NEG_CUE_MORE.finditer(text) if not any(c.start() <= m.start() < c.end() for c in cues)]
+    if bar:
+        cues += list(_NEG_CUE_BAR.finditer(text))
     for m in cues:
         end_m = _NEG_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
@@ -573,7 +579,7 @@ _ALL_THE = re.compile(r"\ball\s+(?:of\s+)?(?:the|my|your|our|these|those)\s+(?:\
 
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
-            mass_groups: bool = False, more_cues: bool = False) -> Analysis:
+            mass_groups: bool = False, more_cues: bool = False, bar: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -583,7 +589,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
-    spans = _negated_spans(text, keep, more_cues) if negation else []
+    spans = _negated_spans(text, keep, more_cues, bar) if negation else []
     kept_objs = frozenset(_kept_objects(text, mentions)) if negation and keep else frozenset()
     kept = []
     for m in mentions:

@@ -48,6 +48,7 @@ from groundplan.methods.small_model.mentions import (
     Lexicon,
     analyze,
     functions,
+    functions_data,
     quantifier_text,
     to_person,
 )
@@ -277,6 +278,21 @@ class SearchOptions:
     kept_places: bool = True
     #: the modal verb "can" ("can you put ...", "I can't reach") names no trash can or watering can
     modal_can: bool = True
+    # ---- round 13 (issue 21)
+    #: a spill statement is a need even when it says where the spill went ("there's juice soaking
+    #: into the rug": no placement), and what spilled builds no group to hand over ("someone
+    #: knocked a drink over": not every drink)
+    spill_needs: bool = True
+    #: "boil the kettle", "heat up my mug": a state verb of a liquid about a vessel the
+    #: instruction names is about the liquid the vessel holds
+    vessel_contents: bool = True
+    #: "anything bar the coke", "barring the blue one": "bar" after all / anything / everything
+    #: excludes what follows, as "but" does
+    bar_cue: bool = True
+    #: a need statement that food or drink was left standing out ("that milk has been sitting
+    #: out for hours"): putting what it names into the fridge gains ``w_left_out``
+    left_out: bool = True
+    w_left_out: float = 0.4
 
 
 @dataclass(frozen=True)
@@ -474,13 +490,15 @@ class GoalSearcher:
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
                          keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
-                         more_cues=opts.cue_words)
+                         more_cues=opts.cue_words, bar=opts.bar_cue)
         text = an.text if an is not None else instruction
         if opts.multistep_refs:
             text = strip_purpose(text)
         if opts.compound_nouns:  # "hand me the towel basket": the words scored say "the basket"
             text = lex.without_modifiers(text)
-        need = opts.need_mode and is_need_statement(text)
+        spill = opts.spills and spill_said(instruction)
+        need = opts.need_mode and (is_need_statement(text) or (
+            spill and opts.spill_needs and is_need_statement(_INTO.sub("in", text))))
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
         plain = paraphrase_needs(text) if opts.need_paraphrases and (need or an is None or not an.named) else ()
         scores, near, parts, _ = self._scores(text, cands, emb, owner)
@@ -507,7 +525,9 @@ class GoalSearcher:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
             scores = scores + self._disposal(instruction, an, cands, view)
-        if opts.spills and need and an is not None and spill_said(instruction):
+        if opts.left_out and need and an is not None and _LEFT_OUT.search(instruction):
+            scores = scores + self._left_out(an, cands, view)
+        if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
         order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
@@ -519,7 +539,7 @@ class GoalSearcher:
         if opts.decomposition:
             words = _WORD.findall((quantifier_text(text, opts.cue_words) if opts.multistep_refs else text).lower())
             multi: Optional[GoalCandidate] = None
-            if an is not None and an.group and not (need and any(
+            if an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
                     _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start)
                     for m in an.mentions if m.objects & an.group)):
                 # (a need's group, unless the person does something to it: "I'd like to chop some
@@ -870,6 +890,10 @@ class GoalSearcher:
                     # "pour water in the cup and hand it to me": the cup; "... and warm it up": either
                     refs = {prev.args[1], prev.args[0]} if self.options.multistep_refs and \
                         re.search(r"\b(?:warm|heat|boil)", cl, re.IGNORECASE) else {prev.args[1]}
+                elif self.options.vessel_contents and prev.predicate in _LIQUID_STATES:
+                    # "pour milk into a mug, heat it up and bring it to me": the milk's vessel too
+                    refs |= {cands[j].atom.args[1] for j in chosen if cands[j].atom.predicate == "liquid_in"
+                             and cands[j].atom.args[0] == prev.args[0]}
                 if states and opens and k > 0:
                     # "get the X out of the fridge and close it": the last thing the previous
                     # clause names that opens and closes
@@ -1164,6 +1188,10 @@ class GoalSearcher:
             set(pronoun_refs)
         if not named:
             return out
+        liquids: set[str] = set()
+        if self.options.vessel_contents and preds & _LIQUID_STATES:  # "boil the kettle": the water in it
+            liquids = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
+                       and len(c.atom.args) == 2 and c.atom.args[1] in named}
         if self.options.instruments and preds & {"wet", "clean"} and not _PUT.search(said):
             # "dip the cloth in the jar", "wash the apple in the sink": not a placement of it
             for i, c in enumerate(cands):
@@ -1173,7 +1201,8 @@ class GoalSearcher:
             if c.holds and not (self.options.multistep_refs and c.atom.predicate in ("opened", "closed")):
                 continue  # a door or lid a clause closes may be opened on the way ("... and close the fridge")
             if (c.atom.predicate in preds and any(a in named for a in c.atom.args)) or \
-                    (c.atom.predicate + "/focus" in preds and c.focus in named):
+                    (c.atom.predicate + "/focus" in preds and c.focus in named) or \
+                    (c.atom.predicate in preds & _LIQUID_STATES and c.focus in liquids):
                 out[i] = self.options.w_state
         return out
 
@@ -1238,6 +1267,23 @@ class GoalSearcher:
                 out[i] -= self.options.w_spill
             elif c.frame == "inhand/?/human" and c.focus in wipers:
                 out[i] += self.options.w_spill
+        return out
+
+    def _left_out(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
+        """Food or drink left standing out (round 13): what the statement names (a liquid: its
+        vessel) goes into a cold place (functions.yaml ``cold``), by ``w_left_out``."""
+        out = np.zeros(len(cands))
+        cold_classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
+        cold = {o for o, c in view.objects.items() if c in cold_classes}
+        named = {o for m in an.mentions if not m.category for o in m.objects} - cold
+        named |= {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                  and a.args[0] in named and a.args[1] not in view.humans}
+        if not cold or not named:
+            return out
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate == "in" and len(a) == 2 and a[0] in named and a[1] in cold and not c.holds:
+                out[i] += self.options.w_left_out
         return out
 
     def _need_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
@@ -1370,6 +1416,15 @@ _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
                            "thx", "x", "first", "after", "that"})
+
+
+#: states of a liquid: a state verb about its vessel is about it ("boil the kettle", round 13)
+_LIQUID_STATES = frozenset({"liquid_warm"})
+#: food or drink left standing out ("the milk has been sitting out", "left their lunch out")
+_LEFT_OUT = re.compile(r"\b(?:sitting|left|standing|lying|stood|sat)\s+(?:[\w']+\s+){0,3}?out\b(?!\s+of\s+(?:reach|sight))",
+                       re.IGNORECASE)
+#: "into" / "onto", which say a placement, except where a spill went (round 13, ``spill_needs``)
+_INTO = re.compile(r"\b(?:into|onto)\b", re.IGNORECASE)
 
 
 def _asks_nothing(clause: str) -> bool:
