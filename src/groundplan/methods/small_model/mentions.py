@@ -19,11 +19,12 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import yaml
 
 from groundplan.methods.small_model.candidates import ORDINALS, SceneView, split_name
+from groundplan.pddl.formula import Atom
 
 NUMBERS = {"two": 2, "both": 2, "couple": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4,
            "5": 5}
@@ -61,6 +62,9 @@ _NEG_CUE_BAR = re.compile(r"\b(?:(?<=\ball )bar|(?<=\beverything )bar|(?<=\banyt
 _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
                            r"\bnot\s+needed\b|\bdo\s*n[o']?t\s+(?:you\s+)?(?:dare|even\s+think\s+about)\b",
                            re.IGNORECASE)
+#: round 13 (``state_descriptors``): "the open box", "the box that's shut"
+_STATE_BEFORE = re.compile(r"\b(?:the|an?|that|this|my)\s+(open|opened|closed|shut)\s+$")
+_STATE_AFTER = re.compile(r"\s+(?:that's|that\s+is|which\s+is|that\s+was|left)\s+(open|closed|shut)\b")
 #: round 8 (``cue_words``): "get a coke out and hand it over", "pass them here", "fetch the salad":
 #: handed to the person too
 PERSON_MORE = re.compile(r"\b(?:hand|pass|give|toss|chuck|bring)\s+(?:(?:it|them|that|this|those|these|one|some)\s+)?"
@@ -180,8 +184,11 @@ class Lexicon:
     def __init__(self, view: SceneView, is_a: Optional[Callable[[str, str], bool]] = None, *,
                  functions: bool = False, states: bool = False, synonyms_on: bool = False,
                  compounds: bool = False, compound_words: Optional[frozenset[str]] = None,
-                 category_heads: bool = False, modals: bool = False, more_descriptors: bool = False):
+                 category_heads: bool = False, modals: bool = False, more_descriptors: bool = False,
+                 said_compounds: bool = False, state_descriptors: bool = False):
         self.view = view
+        #: round 13: "the open lunchbox", "the drawer that's shut": which one by its state
+        self.state_descriptors = state_descriptors
         self.states = states
         #: round 12: the modal "can" ("can you ...", "I can't reach") names no can (a trash can,
         #: a watering can)
@@ -245,6 +252,15 @@ class Lexicon:
         self.forms = forms
         self._re = re.compile(r"\b(" + "|".join(re.escape(f[0]) for f in forms) + r")\b") if forms else None
         self._form = {f[0]: (f[1], f[2]) for f in forms}
+        #: round 13: a one-word compound the instruction says names the scene's class of its last
+        #: part ("the lunchbox" for the box, "the saucepan" for the pan), when that class holds or
+        #: carries things (contain / support) and the first part is a word of ``compound_words``
+        self._said: dict[str, str] = {}
+        if said_compounds and self.compound_words and is_a is not None:
+            self._said = {c: c for c, objs in self.by_cls.items() if re.fullmatch(r"[a-z]{3,}", c)
+                          and any(is_a(o, "contain") or is_a(o, "support") for o in objs)}
+        self._said_re = re.compile(r"\b([a-z]{3,}?)(" + "|".join(sorted(self._said, key=len, reverse=True))
+                                   + r")(es|s)?\b") if self._said else None
 
     @staticmethod
     def _function_groups(view: SceneView, is_a) -> list[tuple[re.Pattern, frozenset[str], str]]:
@@ -351,6 +367,7 @@ class Lexicon:
                     chosen = {objs[ordinal]}
                 out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, plural, cls.startswith("#"),
                                    ordinal, count))
+            out += self._said_compounds(low, out)
             if self.compounds:
                 out = self._heads_only(low, out)
         # "the second one", "the one in the bowl": the class of the nearest mention before
@@ -376,7 +393,36 @@ class Lexicon:
         out.sort(key=lambda x: x.start)
         if self._fn:
             out = self._function_mentions(low, out)
+        if self.state_descriptors:
+            out = [self._by_state(low, m) for m in out]
         return self._descriptors(low, out)
+
+    def _by_state(self, low: str, m: Mention) -> Mention:
+        """"The open box", "the box that's open": of several objects, those in that state now."""
+        if m.category or len(m.objects) < 2:
+            return m
+        said = _STATE_BEFORE.search(low[max(0, m.start - 16):m.start]) or _STATE_AFTER.match(low[m.end:m.end + 24])
+        if said is None:
+            return m
+        pred = "opened" if said.group(1).startswith("open") else "closed"
+        held = frozenset(o for o in m.objects if Atom(pred, (o,)) in self.view.init)
+        if not held or held == m.objects:
+            return m
+        return Mention(m.start, m.end, held, m.cls, m.plural, m.category, m.ordinal, m.count, m.descriptor)
+
+    def _said_compounds(self, low: str, found: Sequence[Mention]) -> list[Mention]:
+        """Mentions of a scene class by a one-word compound said for it ("lunchbox": the box)."""
+        if self._said_re is None:
+            return []
+        out = []
+        for m in self._said_re.finditer(low):
+            word = m.group(0)
+            if m.group(1) not in self.compound_words or word in self._form or \
+                    any(x.start < m.end() and m.start() < x.end for x in found):
+                continue
+            cls = self._said[m.group(2)]
+            out.append(Mention(m.start(), m.end(), frozenset(self.by_cls.get(cls, ())), cls, bool(m.group(3))))
+        return out
 
     def _descriptors(self, low: str, ms: list[Mention]) -> list[Mention]:
         """"the chips in the refrigerator": the fridge says which chips, it is no destination."""
@@ -426,6 +472,7 @@ class Lexicon:
             ordinal = next((ORDINALS.index(w) for w in reversed(before) if w in ORDINALS), None)
             chosen = {objs[ordinal]} if ordinal is not None and ordinal < len(objs) else set(objs)
             out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, plural, False, ordinal))
+        out = sorted(out + self._said_compounds(low, out), key=lambda x: x.start)
         return self._heads_only(low, out) if self.compounds else out
 
     def without_modifiers(self, text: str) -> str:

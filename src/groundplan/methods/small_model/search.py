@@ -292,6 +292,14 @@ class SearchOptions:
     #: a need statement that food or drink was left standing out ("that milk has been sitting
     #: out for hours"): putting what it names into the fridge gains ``w_left_out``
     left_out: bool = True
+    #: "take the tubes out of the rack, put them in the sink, then put the rack on the shelf": a
+    #: group taken up by a pronoun keeps the other clauses that name something else
+    group_other_clauses: bool = True
+    #: "close the lunchbox", "heat it in the saucepan": a one-word compound said names the scene's
+    #: class of its last part when that class holds things (mentions.Lexicon ``said_compounds``)
+    said_compounds: bool = True
+    #: "the open lunchbox", "the drawer that's shut": of several, the ones in that state now
+    state_descriptors: bool = True
     w_left_out: float = 0.4
 
 
@@ -414,7 +422,9 @@ class GoalSearcher:
                                                    compound_words=vocabulary_words() if self.options.compound_heads
                                                    else None, category_heads=self.options.category_heads,
                                                    modals=self.options.modal_can,
-                                                   more_descriptors=self.options.more_descriptors))
+                                                   more_descriptors=self.options.more_descriptors,
+                                                   said_compounds=self.options.said_compounds,
+                                                   state_descriptors=self.options.state_descriptors))
             self._scenes.put(key, hit)
         return hit
 
@@ -789,7 +799,11 @@ class GoalSearcher:
             return multi
         group = multi
         if pronoun:  # (plural_refs) the group as the whole sentence chose it; only closing clauses add
-            clauses = tuple(cl for k, cl in enumerate(clauses) if k == g or _CLOSE.search(cl))
+            # (round 13, ``group_other_clauses``: and a clause about something else, with no pronoun:
+            # "... put them in the sink, then put the rack on the shelf")
+            clauses = tuple(cl for k, cl in enumerate(clauses) if k == g or _CLOSE.search(cl) or (
+                self.options.group_other_clauses and not _PRONOUN.search(cl) and lex.mentions_simple(cl)
+                and not all(o in members for m in lex.mentions(cl) for o in m.objects)))
             members = frozenset()
         if members:
             s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
