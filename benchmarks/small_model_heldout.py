@@ -180,6 +180,23 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "round11-options": ("round 12's options off (disposal cue, spills, modal can, pronoun prepositions, descriptors, "
                         "kept places)", {"disposal_cue": False, "spills": False, "modal_can": False,
                                          "pronoun_preps": False, "more_descriptors": False, "kept_places": False}, True),
+    # round 13 (issue 21)
+    "no-spill-needs": ("minus a spill as a need even when it says where it went, and no group of what spilled",
+                       {"spill_needs": False}, True),
+    "no-vessel-contents": ("minus 'boil the kettle' as the liquid in it (and a heated liquid's vessel brought)",
+                           {"vessel_contents": False}, True),
+    "no-bar-cue": ("minus 'anything bar the X' as an exception", {"bar_cue": False}, True),
+    "no-left-out": ("minus food left standing out goes in the fridge", {"left_out": False}, True),
+    "no-group-other-clauses": ("minus a group's other clauses kept beside its pronoun clause",
+                               {"group_other_clauses": False}, True),
+    "no-said-compounds": ("minus 'the lunchbox' for the scene's box", {"said_compounds": False}, True),
+    "no-state-descriptors": ("minus 'the open box' as which box", {"state_descriptors": False}, True),
+    "no-idioms": ("minus set phrases in plain words ('put the kettle on')", {"idioms": False}, True),
+    "round12-options": ("round 13's options off (spill needs, vessel contents, bar cue, left out, group clauses, "
+                        "said compounds, state descriptors, idioms)",
+                        {"spill_needs": False, "vessel_contents": False, "bar_cue": False, "left_out": False,
+                         "group_other_clauses": False, "said_compounds": False, "state_descriptors": False,
+                         "idioms": False}, True),
     "round7-options": ("round 8's and 9's options off (the category data change stays)",
                        {"cue_words": False, "clause_objects": False, "compound_heads": False, "fill_for_need": False,
                         "category_heads": False, "liquid_vessels": False, "w_context": 0.0, "counted_asked": False},

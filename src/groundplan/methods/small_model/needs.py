@@ -48,6 +48,9 @@ def speech() -> dict:
             "disposal_classes": frozenset(data.get("disposal_classes") or ()),
             "disposal": _alternation(data.get("disposal_cues") or ()),
             "spill": re.compile(r"\b(?:" + "|".join(data.get("spill_words") or ("(?!)",)) + r")\b"),
+            # round 13: set phrases rewritten to plain words ("put the kettle on": boil the kettle)
+            "idioms": tuple((re.compile(r"\b(?:" + pat + r")\b", re.IGNORECASE), rep)
+                            for pat, rep in data.get("idioms") or ()),
             "placement": re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(
                 data.get("placements") or (), key=len, reverse=True)) + r")\s+" + _PLACE_PREP + r"\b")}
 
@@ -68,6 +71,13 @@ def is_disposal_class(cls: str) -> bool:
 def disposal_said(text: str) -> bool:
     """The instruction asks for (or allows) throwing something away ("bin it", "it's gone off")."""
     return bool(speech()["disposal"].search(text.lower().replace("’", "'")))
+
+
+def plain_idioms(text: str) -> str:
+    """``text`` with the set phrases of ``speech.yaml``'s ``idioms`` in plain words."""
+    for pat, rep in speech()["idioms"]:
+        text = pat.sub(rep, text)
+    return text
 
 
 def spill_said(text: str) -> bool:

@@ -58,6 +58,7 @@ from groundplan.methods.small_model.needs import (
     is_disposal_class,
     is_need_statement,
     paraphrase_needs,
+    plain_idioms,
     spill_said,
     strip_purpose,
     wanted,
@@ -300,6 +301,9 @@ class SearchOptions:
     said_compounds: bool = True
     #: "the open lunchbox", "the drawer that's shut": of several, the ones in that state now
     state_descriptors: bool = True
+    #: set phrases read in plain words first ("put the kettle on": boil the kettle; "get the
+    #: door": open it; speech.yaml ``idioms``)
+    idioms: bool = True
     w_left_out: float = 0.4
 
 
@@ -496,6 +500,8 @@ class GoalSearcher:
             return SearchResult([], "none", timings=timings)
         t1 = time.perf_counter()
         opts = self.options
+        if opts.idioms:
+            instruction = plain_idioms(instruction)
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
