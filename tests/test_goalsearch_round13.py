@@ -76,3 +76,13 @@ def test_set_phrases_in_plain_words(encoder, flat):
     assert plain_idioms("put the kettle on the stove") == "put the kettle on the stove"  # no set phrase
     assert _top(encoder, flat, "put the kettle on") == {A("liquid_warm", "water0")}
     assert _top(encoder, flat, "put the kettle on", idioms=False) != {A("liquid_warm", "water0")}
+
+
+def test_a_need_met_by_a_state(encoder, flat):
+    from groundplan.methods.small_model.needs import need_states, paraphrase_needs
+
+    assert ("opened", "window") in need_states(paraphrase_needs("ugh, the fumes in here"))
+    assert ("closed", "window") in need_states(paraphrase_needs("there's a horrible draught"))
+    said = "it reeks of burnt toast in here"
+    assert _top(encoder, flat, said) in ({A("opened", "window0")}, {A("opened", "door0")})
+    assert _top(encoder, flat, said, need_states=False) not in ({A("opened", "window0")}, {A("opened", "door0")})

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
+from typing import Sequence
 
 import yaml
 
@@ -151,6 +152,26 @@ _WANT = re.compile(r"\b(?:like|want|need|have|use|fancy|crave|craving|get|give|b
 
 
 @lru_cache(maxsize=1)
+def _need_states() -> dict[str, tuple[tuple[str, str], ...]]:
+    """A plain need -> the states that meet it (round 13, ``states`` of need_paraphrases.yaml:
+    "opened window": a window opened)."""
+    res = resources.files("groundplan.prompts.small_model").joinpath("need_paraphrases.yaml")
+    data = yaml.safe_load(res.read_text()) if res.is_file() else None
+    out = {}
+    for entry in data or ():
+        states = tuple(tuple(str(x).split(None, 1)) for x in entry.get("states") or ())
+        if states:
+            out[str(entry["need"]).strip()] = states
+    return out
+
+
+def need_states(needs: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """The (predicate, class) states that meet the plain ``needs`` (``paraphrase_needs``)."""
+    table = _need_states()
+    return tuple(dict.fromkeys(st for n in needs for st in table.get(n, ())))
+
+
+@lru_cache(maxsize=1)
 def _paraphrases() -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
     """``prompts/small_model/need_paraphrases.yaml``: colloquial phrasings -> a plain need (round 6):
     one pattern over every phrasing (longest first), the need each phrasing signals, the needs."""
@@ -191,5 +212,6 @@ def wanted(text: str, start: int) -> bool:
     return bool(_WANT.search(text[max(0, start - 40):start].lower()))
 
 
-__all__ = ["INFINITIVE", "disposal_said", "is_disposal_class", "is_need_statement", "paraphrase_needs", "speech",
+__all__ = ["INFINITIVE", "disposal_said", "is_disposal_class", "is_need_statement", "need_states", "paraphrase_needs",
+           "plain_idioms", "speech",
            "spill_said", "strip_purpose", "wanted"]

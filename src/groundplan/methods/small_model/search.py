@@ -57,6 +57,7 @@ from groundplan.methods.small_model.needs import (
     disposal_said,
     is_disposal_class,
     is_need_statement,
+    need_states,
     paraphrase_needs,
     plain_idioms,
     spill_said,
@@ -304,6 +305,10 @@ class SearchOptions:
     #: set phrases read in plain words first ("put the kettle on": boil the kettle; "get the
     #: door": open it; speech.yaml ``idioms``)
     idioms: bool = True
+    #: a colloquial need met by a state of a kind of thing (need_paraphrases.yaml ``states``: "it's
+    #: so stuffy in here": an opened window) gains ``w_need_state``
+    need_states: bool = True
+    w_need_state: float = 0.3
     w_left_out: float = 0.4
 
 
@@ -541,6 +546,8 @@ class GoalSearcher:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
             scores = scores + self._disposal(instruction, an, cands, view)
+        if opts.need_states and plain and (need or an is None or not an.named):
+            scores = scores + self._need_states(plain, cands, view)
         if opts.left_out and need and an is not None and _LEFT_OUT.search(instruction):
             scores = scores + self._left_out(an, cands, view)
         if spill and need and an is not None:
@@ -1287,6 +1294,21 @@ class GoalSearcher:
                 out[i] -= self.options.w_spill
             elif c.frame == "inhand/?/human" and c.focus in wipers:
                 out[i] += self.options.w_spill
+        return out
+
+    def _need_states(self, plain: Sequence[str], cands, view: SceneView) -> np.ndarray:
+        """A colloquial need met by a state (round 13, need_paraphrases.yaml ``states``: a stuffy
+        room by an opened window): that state of an object of that class gains ``w_need_state``."""
+        out = np.zeros(len(cands))
+        states = need_states(plain)
+        if not states:
+            return out
+        for i, c in enumerate(cands):
+            if c.holds or not c.atom.args:
+                continue
+            cls = view.cls(c.atom.args[0])
+            if any(c.atom.predicate == p and (cls == k or cls.endswith("_" + k)) for p, k in states):
+                out[i] += self.options.w_need_state
         return out
 
     def _left_out(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
