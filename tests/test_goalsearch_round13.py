@@ -86,3 +86,8 @@ def test_a_need_met_by_a_state(encoder, flat):
     said = "it reeks of burnt toast in here"
     assert _top(encoder, flat, said) in ({A("opened", "window0")}, {A("opened", "door0")})
     assert _top(encoder, flat, said, need_states=False) not in ({A("opened", "window0")}, {A("opened", "door0")})
+
+
+def test_something_to_eat_with_is_cutlery(encoder, flat):
+    got = _top(encoder, flat, "I've got a bowl of cereal here but nothing to eat it with")
+    assert got in ({A("inhand", "spoon0", "human0")}, {A("inhand", "spoon1", "human0")})

@@ -290,6 +290,10 @@ class Lexicon:
             places = set(f.get("places") or ())
             if places:
                 members |= {o for o, pl in view.place.items() if view.cls(pl) in places and o not in agents}
+            classes = set(f.get("classes") or ())  # (round 13) members by class: cutlery to eat with
+            if classes:
+                members |= {o for o, c in view.objects.items() if o not in agents and (
+                    c in classes or any(c.endswith("_" + k) for k in classes))}
             if not members:
                 continue
             words = "|".join(re.escape(w) for w in sorted({name, *(f.get("forms") or ())}, key=len, reverse=True))
