@@ -91,3 +91,20 @@ def test_a_need_met_by_a_state(encoder, flat):
 def test_something_to_eat_with_is_cutlery(encoder, flat):
     got = _top(encoder, flat, "I've got a bowl of cereal here but nothing to eat it with")
     assert got in ({A("inhand", "spoon0", "human0")}, {A("inhand", "spoon1", "human0")})
+
+
+def test_a_state_word_as_an_adjective_says_which(encoder, flat):
+    assert _top(encoder, flat, "put the clean mug on the table") == {A("on", "mug1", "table0")}
+    assert _top(encoder, flat, "put the clean mug on the table", state_descriptors=False) != {A("on", "mug1", "table0")}
+
+
+def test_a_named_liquid_put_where_nothing_is_poured_goes_in_its_vessel(encoder, flat):
+    assert _top(encoder, flat, "put the milk back in the fridge") == {A("in", "milk_carton0", "fridge0")}
+    assert _top(encoder, flat, "put some milk in the mug") == {A("liquid_in", "milk0", "mug0")}
+    assert _top(encoder, flat, "put the milk back in the fridge", vessel_contents=False) != \
+        {A("in", "milk_carton0", "fridge0")}
+
+
+def test_a_desk_or_a_minibar_is_the_scenes_table_or_fridge(encoder, flat):
+    assert _top(encoder, flat, "put the spoons on my desk") == {A("on", "spoon0", "table0"), A("on", "spoon1", "table0")}
+    assert _top(encoder, flat, "put the milk carton in the minibar") == {A("in", "milk_carton0", "fridge0")}

@@ -62,9 +62,14 @@ _NEG_CUE_BAR = re.compile(r"\b(?:(?<=\ball )bar|(?<=\beverything )bar|(?<=\banyt
 _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
                            r"\bnot\s+needed\b|\bdo\s*n[o']?t\s+(?:you\s+)?(?:dare|even\s+think\s+about)\b",
                            re.IGNORECASE)
-#: round 13 (``state_descriptors``): "the open box", "the box that's shut"
-_STATE_BEFORE = re.compile(r"\b(?:the|an?|that|this|my)\s+(open|opened|closed|shut)\s+$")
-_STATE_AFTER = re.compile(r"\s+(?:that's|that\s+is|which\s+is|that\s+was|left)\s+(open|closed|shut)\b")
+#: round 13 (``state_descriptors``): "the open box", "the box that's shut", "the clean mugs"
+#: "the second one", "the ones"
+_ONE = re.compile(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b")
+_DIRTY = frozenset({"dirty", "grubby", "filthy", "mucky", "used", "unwashed", "grimy"})
+_STATE_BEFORE = re.compile(r"\b(?:the|an?|that|this|my|those|these)\s+(open|opened|closed|shut|clean|dirty|grubby|filthy|"
+                           r"mucky|used|unwashed|grimy)\s+$")
+_STATE_AFTER = re.compile(r"\s+(?:that's|that\s+is|which\s+is|that\s+was|that\s+are|which\s+are|left)\s+"
+                          r"(open|closed|shut|clean|dirty)\b")
 #: round 8 (``cue_words``): "get a coke out and hand it over", "pass them here", "fetch the salad":
 #: handed to the person too
 PERSON_MORE = re.compile(r"\b(?:hand|pass|give|toss|chuck|bring)\s+(?:(?:it|them|that|this|those|these|one|some)\s+)?"
@@ -375,7 +380,7 @@ class Lexicon:
             if self.compounds:
                 out = self._heads_only(low, out)
         # "the second one", "the one in the bowl": the class of the nearest mention before
-        for m in re.finditer(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b", low):
+        for m in _ONE.finditer(low):
             if not m.group(1) and "the" not in m.group(0):
                 continue
             prev = [x for x in out if x.end <= m.start() and not x.category]
@@ -402,14 +407,19 @@ class Lexicon:
         return self._descriptors(low, out)
 
     def _by_state(self, low: str, m: Mention) -> Mention:
-        """"The open box", "the box that's open": of several objects, those in that state now."""
+        """"The open box", "the box that's open", "the clean mugs", "the grubby one": of several
+        objects, those in that state now."""
         if m.category or len(m.objects) < 2:
             return m
         said = _STATE_BEFORE.search(low[max(0, m.start - 16):m.start]) or _STATE_AFTER.match(low[m.end:m.end + 24])
         if said is None:
             return m
-        pred = "opened" if said.group(1).startswith("open") else "closed"
-        held = frozenset(o for o in m.objects if Atom(pred, (o,)) in self.view.init)
+        word = said.group(1)
+        if word in _DIRTY:  # "the grubby mug": one that is not clean now
+            held = frozenset(o for o in m.objects if Atom("clean", (o,)) not in self.view.init)
+        else:
+            pred = {"clean": "clean", "closed": "closed", "shut": "closed"}.get(word, "opened")
+            held = frozenset(o for o in m.objects if Atom(pred, (o,)) in self.view.init)
         if not held or held == m.objects:
             return m
         return Mention(m.start, m.end, held, m.cls, m.plural, m.category, m.ordinal, m.count, m.descriptor)

@@ -1204,6 +1204,8 @@ class GoalSearcher:
         if self.options.instruments:  # round 6: a verb in a class name is no verb ("the rinse jar")
             for m in reversed(lex.mentions_simple(text)):
                 said = said[:m.start] + " " * (m.end - m.start) + said[m.end:]
+        if self.options.state_descriptors:  # "put the clean mugs away": an adjective, no state asked
+            said = _STATE_ADJ.sub(r"\1", said)
         low = " " + " ".join(_WORD.findall(said)) + " "
         preds = {p for p, verbs in _state_verbs().items() if any(f" {v} " in low for v in verbs)}
         if person_does:
@@ -1215,6 +1217,14 @@ class GoalSearcher:
             set(pronoun_refs)
         if not named:
             return out
+        if self.options.vessel_contents and "liquid_in/focus" in preds:
+            # "put the milk in the fridge": a named place no liquid is poured into takes the vessel
+            pourable = {c.atom.args[1] for c in cands if c.atom.predicate == "liquid_in" and len(c.atom.args) == 2}
+            poured = {c.atom.args[0] for c in cands if c.atom.predicate == "liquid_in" and c.atom.args}
+            if any(o not in pourable and o not in poured for o in named if o in self._places_of(cands)):
+                preds = preds - {"liquid_in/focus"}
+                if not preds:
+                    return out
         liquids: set[str] = set()
         if self.options.vessel_contents and preds & _LIQUID_STATES:  # "boil the kettle": the water in it
             liquids = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
@@ -1295,6 +1305,11 @@ class GoalSearcher:
             elif c.frame == "inhand/?/human" and c.focus in wipers:
                 out[i] += self.options.w_spill
         return out
+
+    @staticmethod
+    def _places_of(cands) -> set[str]:
+        """Objects things can be put in or on (the second argument of an in / on candidate)."""
+        return {c.atom.args[1] for c in cands if c.atom.predicate in ("in", "on") and len(c.atom.args) == 2}
 
     def _need_states(self, plain: Sequence[str], cands, view: SceneView) -> np.ndarray:
         """A colloquial need met by a state (round 13, need_paraphrases.yaml ``states``: a stuffy
@@ -1462,6 +1477,8 @@ _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please",
 
 #: states of a liquid: a state verb about its vessel is about it ("boil the kettle", round 13)
 _LIQUID_STATES = frozenset({"liquid_warm"})
+#: a state word as an adjective after a determiner ("the clean mugs", "the open box"; round 13)
+_STATE_ADJ = re.compile(r"\b(the|those|these|my|your|an?)\s+(?:clean|open|closed|shut|opened)\b(?=\s+[a-z])")
 #: food or drink left standing out ("the milk has been sitting out", "left their lunch out")
 _LEFT_OUT = re.compile(r"\b(?:sitting|left|standing|lying|stood|sat)\s+(?:[\w']+\s+){0,3}?out\b(?!\s+of\s+(?:reach|sight))",
                        re.IGNORECASE)
