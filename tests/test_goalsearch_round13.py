@@ -108,3 +108,10 @@ def test_a_named_liquid_put_where_nothing_is_poured_goes_in_its_vessel(encoder, 
 def test_a_desk_or_a_minibar_is_the_scenes_table_or_fridge(encoder, flat):
     assert _top(encoder, flat, "put the spoons on my desk") == {A("on", "spoon0", "table0"), A("on", "spoon1", "table0")}
     assert _top(encoder, flat, "put the milk carton in the minibar") == {A("in", "milk_carton0", "fridge0")}
+
+
+def test_what_a_tool_is_for_is_not_handed_over(encoder, flat):
+    wipers = ({A("inhand", "sponge0", "human0")}, {A("inhand", "towel0", "human0")})
+    for said in ("give me something I can clean the mugs with", "hand me something to wipe the box with"):
+        assert _top(encoder, flat, said) in wipers
+        assert _top(encoder, flat, said, tool_purpose=False) not in wipers

@@ -29,6 +29,7 @@ def test_role_heads_use_catalogue_affordances_and_no_map_class():
 @pytest.mark.parametrize("cls,role", [
     ("sharps_container", "container"), ("Recycling-Bin", "bin"), ("reclaim_bin", "bin"),
     ("dish racks", "rack"), ("DishRack", "rack"), ("dishwasher", "dishwasher"), ("pencil_case", "case"),
+    ("tea_bag", None), ("sleeping_bag", None),
     ("cabin", None), ("bookcase", None), ("hair_dryer", None), ("robin", None),
 ])
 def test_role_head_is_the_last_separate_word(cls, role):

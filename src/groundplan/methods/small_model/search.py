@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, Optional, Sequence
 
@@ -309,6 +309,9 @@ class SearchOptions:
     #: so stuffy in here": an opened window) gains ``w_need_state``
     need_states: bool = True
     w_need_state: float = 0.3
+    #: "hand me something to bang the pegs in with": what a tool is asked for is not what is
+    #: handed over (no group of it; its hand-overs lose twice ``w_mention`` and ``w_context``)
+    tool_purpose: bool = True
     w_left_out: float = 0.4
 
 
@@ -512,6 +515,12 @@ class GoalSearcher:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
                          keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
                          more_cues=opts.cue_words, bar=opts.bar_cue)
+        acted_on: frozenset[str] = frozenset()
+        if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
+            acted_on = frozenset(o for m in an.mentions if not m.category and any(
+                a <= m.start < b for a, b in _purpose_spans(instruction)) for o in m.objects)
+            if acted_on & an.group:
+                an = replace(an, group=frozenset())
         text = an.text if an is not None else instruction
         if opts.multistep_refs:
             text = strip_purpose(text)
@@ -526,6 +535,9 @@ class GoalSearcher:
         if plain:  # each atom as close as it is to the words said or to the plain need
             scores = np.maximum(scores, self._scores(" ".join(plain), cands, emb, owner)[0] - opts.paraphrase_margin)
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
+        for i, c in enumerate(cands) if acted_on else ():  # what the tool is for is not handed over
+            if c.frame == "inhand/?/human" and c.focus in acted_on:
+                bonus[i] -= 2 * opts.w_mention + opts.w_context
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
         one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
@@ -533,6 +545,8 @@ class GoalSearcher:
         # "I want to slice the bread": the person slices it (a knife), unless the state is asked for
         sb = self._state_bonus(text, cands, lex, person_does=need) if opts.state_verbs and one_clause \
             else np.zeros(len(cands))
+        if acted_on:  # "something I can clean the jug with": the person cleans it, with what is handed
+            sb = np.where([c.focus in acted_on or any(a in acted_on for a in c.atom.args) for c in cands], 0.0, sb)
         scores = scores + sb
         if opts.need_functions and opts.function_groups and not sb.any():
             scores = scores + self._need_bonus(text, cands, lex)
@@ -1479,6 +1493,16 @@ _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please",
 _LIQUID_STATES = frozenset({"liquid_warm"})
 #: a state word as an adjective after a determiner ("the clean mugs", "the open box"; round 13)
 _STATE_ADJ = re.compile(r"\b(the|those|these|my|your|an?)\s+(?:clean|open|closed|shut|opened)\b(?=\s+[a-z])")
+#: "something to bang the pegs in with", "a thing I can open this jar with": the tool's purpose,
+#: whose objects are acted on, not handed over (round 13, ``tool_purpose``)
+_PURPOSE_TOOL = re.compile(r"\b(?:something|anything|a\s+thing|a\s+tool|things|stuff)\s+(?:(?:that\s+)?(?:i|we|you)\s+can\s+|"
+                           r"to\s+)([a-z]+\b.*?)\s+with\b", re.IGNORECASE)
+
+
+def _purpose_spans(text: str) -> list[tuple[int, int]]:
+    return [(m.start(1), m.end(1)) for m in _PURPOSE_TOOL.finditer(text)]
+
+
 #: food or drink left standing out ("the milk has been sitting out", "left their lunch out")
 _LEFT_OUT = re.compile(r"\b(?:sitting|left|standing|lying|stood|sat)\s+(?:[\w']+\s+){0,3}?out\b(?!\s+of\s+(?:reach|sight))",
                        re.IGNORECASE)
