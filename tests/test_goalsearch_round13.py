@@ -115,3 +115,9 @@ def test_what_a_tool_is_for_is_not_handed_over(encoder, flat):
     for said in ("give me something I can clean the mugs with", "hand me something to wipe the box with"):
         assert _top(encoder, flat, said) in wipers
         assert _top(encoder, flat, said, tool_purpose=False) not in wipers
+
+
+def test_the_modified_one_is_the_compound_class(encoder, flat):
+    said = "hand me a cup, just not the tea one"
+    assert _top(encoder, flat, said) == {A("inhand", "plastic_cup0", "human0")}
+    assert _top(encoder, flat, said, said_compounds=False) != {A("inhand", "plastic_cup0", "human0")}

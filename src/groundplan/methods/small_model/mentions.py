@@ -63,6 +63,8 @@ _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+
                            r"\bnot\s+needed\b|\bdo\s*n[o']?t\s+(?:you\s+)?(?:dare|even\s+think\s+about)\b",
                            re.IGNORECASE)
 #: round 13 (``state_descriptors``): "the open box", "the box that's shut", "the clean mugs"
+#: "the coffee one" (round 13, ``said_compounds``)
+_MODIFIED_ONE = re.compile(r"\bthe\s+([a-z]+)\s+(one|ones)\b")
 #: "the second one", "the ones"
 _ONE = re.compile(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b")
 _DIRTY = frozenset({"dirty", "grubby", "filthy", "mucky", "used", "unwashed", "grimy"})
@@ -400,6 +402,8 @@ class Lexicon:
             out.append(Mention(m.start(), m.end(), frozenset(chosen), cls, m.group(2) == "ones", False,
                                None if not m.group(1) else ORDINALS.index(m.group(1))))
         out.sort(key=lambda x: x.start)
+        if self._said_re is not None:  # (round 13) "a cup, not the coffee one": the coffee cup
+            out = self._modified_ones(low, out)
         if self._fn:
             out = self._function_mentions(low, out)
         if self.state_descriptors:
@@ -423,6 +427,19 @@ class Lexicon:
         if not held or held == m.objects:
             return m
         return Mention(m.start, m.end, held, m.cls, m.plural, m.category, m.ordinal, m.count, m.descriptor)
+
+    def _modified_ones(self, low: str, out: list[Mention]) -> list[Mention]:
+        """"The coffee one" after "a cup": the scene's class ``coffee_cup``, when it has one."""
+        for m in _MODIFIED_ONE.finditer(low):
+            prev = [x for x in out if x.end <= m.start() and not x.category]
+            if not prev:
+                continue
+            cls = f"{m.group(1)}_{prev[-1].cls.lstrip('@').split('_')[-1]}"
+            if cls not in self.by_cls:
+                continue
+            out = [x for x in out if not (m.start() <= x.start < m.end())]
+            out.append(Mention(m.start(), m.end(), frozenset(self.by_cls[cls]), cls, m.group(2) == "ones"))
+        return sorted(out, key=lambda x: x.start)
 
     def _said_compounds(self, low: str, found: Sequence[Mention]) -> list[Mention]:
         """Mentions of a scene class by a one-word compound said for it ("lunchbox": the box)."""
