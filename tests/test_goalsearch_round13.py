@@ -121,3 +121,14 @@ def test_the_modified_one_is_the_compound_class(encoder, flat):
     said = "hand me a cup, just not the tea one"
     assert _top(encoder, flat, said) == {A("inhand", "plastic_cup0", "human0")}
     assert _top(encoder, flat, said, said_compounds=False) != {A("inhand", "plastic_cup0", "human0")}
+
+
+def test_what_a_container_holds_says_which_container(encoder, flat):
+    from goalsearch_util import searcher
+
+    lex = searcher(encoder).scene(flat.domain, flat.problem)[4]
+    ms = lex.mentions("put the rack of spoons on the shelf")
+    spoons = next(m for m in ms if "spoon0" in m.objects)
+    assert spoons.descriptor and any(m.objects == frozenset({"dish_rack0"}) for m in ms)
+    off = searcher(encoder, state_descriptors=False).scene(flat.domain, flat.problem)[4]
+    assert not any(m.descriptor for m in off.mentions("put the rack of spoons on the shelf"))

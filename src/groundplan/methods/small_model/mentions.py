@@ -67,6 +67,8 @@ _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+
 _MODIFIED_ONE = re.compile(r"\bthe\s+([a-z]+)\s+(one|ones)\b")
 #: "the second one", "the ones"
 _ONE = re.compile(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b")
+#: "the box of ...", "the jar full of ...", "the tin with ... in it" (round 13, ``state_descriptors``)
+_CONTAINING = re.compile(r"\s+(?:of|full\s+of|with)\s+(?:the\s+|some\s+|my\s+|all\s+the\s+)?")
 _DIRTY = frozenset({"dirty", "grubby", "filthy", "mucky", "used", "unwashed", "grimy"})
 _STATE_BEFORE = re.compile(r"\b(?:the|an?|that|this|my|those|these)\s+(open|opened|closed|shut|clean|dirty|grubby|filthy|"
                            r"mucky|used|unwashed|grimy)\s+$")
@@ -463,6 +465,16 @@ class Lexicon:
             if a.category or b.category or a.descriptor:
                 continue
             gap = low[a.end:b.start]
+            if self.state_descriptors and _CONTAINING.fullmatch(gap):
+                # (round 13) "the box of energy bars", "the jar with the buttons in": what it holds
+                # says which container; the contents are no target
+                holding = {self.view.place.get(o) for o in b.objects} & set(a.objects)
+                if holding:
+                    out[k] = Mention(a.start, a.end, frozenset(holding), a.cls, a.plural, a.category, a.ordinal,
+                                     a.count)
+                    out[k + 1] = Mention(b.start, b.end, b.objects, b.cls, b.plural, b.category, b.ordinal,
+                                         b.count, True)
+                    continue
             if not re.fullmatch(_DESCRIBING_MORE if self.more_descriptors else _DESCRIBING, gap):
                 continue
             there = {o for o in a.objects if self.view.place.get(o) in b.objects}
@@ -693,7 +705,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     has_all = any(w in ALL_WORDS for w in words) or bool(re.search(r"\b(clear|empty)\s+(off\s+|out\s+)?the\b",
                                                                      positive, re.IGNORECASE))
     # a plural noun is a group; a category word ("fruit", "food") only with "all"
-    grouped = [m for m in kept if (m.plural or (m.category and has_all)) and len(m.objects - excluded) >= 2]
+    grouped = [m for m in kept if (m.plural or (m.category and has_all)) and len(m.objects - excluded) >= 2
+               and not (lex.state_descriptors and m.descriptor)]  # (round 13: "the box of energy bars")
     if singular_all:  # "hand me one of the drinks": one member
         low = instruction.lower()
         grouped = [m for m in grouped if not _one_of(_WORD.findall(low[max(0, m.start - 40):m.start])[-4:])]
