@@ -67,6 +67,9 @@ _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+
 _MODIFIED_ONE = re.compile(r"\bthe\s+([a-z]+)\s+(one|ones)\b")
 #: "the second one", "the ones"
 _ONE = re.compile(r"\b(?:the\s+)?(?:(first|second|third|fourth|fifth)\s+)?(one|ones)\b")
+#: a state word as an adjective after a determiner ("the clean mugs", "two open boxes"; round 13)
+STATE_ADJ = re.compile(r"\b(the|those|these|my|your|an?|two|three|both|some)\s+(?:clean|open|closed|shut|opened)\b"
+                       r"(?=\s+[a-z])")
 #: "the box of ...", "the jar full of ...", "the tin with ... in it" (round 13, ``state_descriptors``)
 _CONTAINING = re.compile(r"\s+(?:of|full\s+of|with)\s+(?:the\s+|some\s+|my\s+|all\s+the\s+)?")
 _DIRTY = frozenset({"dirty", "grubby", "filthy", "mucky", "used", "unwashed", "grimy"})
@@ -484,7 +487,8 @@ class Lexicon:
             # needs none ("bring me the fork in the drawer"); else it is the destination
             places = set(self.view.place.values())
             later = any(set(x.objects) & places for x in out[k + 2:] if not x.category)
-            if not later and not _NO_DEST.search(low) and not (self.states and _STATE_VERB.search(low)):
+            verbs = STATE_ADJ.sub(r"\1", low) if self.state_descriptors else low  # ("two clean mugs")
+            if not later and not _NO_DEST.search(low) and not (self.states and _STATE_VERB.search(verbs)):
                 continue
             out[k] = Mention(a.start, a.end, frozenset(there), a.cls, a.plural, a.category, a.ordinal, a.count)
             out[k + 1] = Mention(b.start, b.end, b.objects, b.cls, b.plural, b.category, b.ordinal, b.count, True)

@@ -44,6 +44,7 @@ from groundplan.methods.small_model.candidates import (
     scene_view,
 )
 from groundplan.methods.small_model.mentions import (
+    STATE_ADJ,
     Analysis,
     Lexicon,
     analyze,
@@ -1215,11 +1216,11 @@ class GoalSearcher:
         verb after "to" is what the person will do ("I want to slice the bread")."""
         out = np.zeros(len(cands))
         said = text.lower()
+        if self.options.state_descriptors:  # "put the clean mugs away": an adjective, no state asked
+            said = STATE_ADJ.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), said)
         if self.options.instruments:  # round 6: a verb in a class name is no verb ("the rinse jar")
             for m in reversed(lex.mentions_simple(text)):
                 said = said[:m.start] + " " * (m.end - m.start) + said[m.end:]
-        if self.options.state_descriptors:  # "put the clean mugs away": an adjective, no state asked
-            said = _STATE_ADJ.sub(r"\1", said)
         low = " " + " ".join(_WORD.findall(said)) + " "
         preds = {p for p, verbs in _state_verbs().items() if any(f" {v} " in low for v in verbs)}
         if person_does:
@@ -1491,8 +1492,6 @@ _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please",
 
 #: states of a liquid: a state verb about its vessel is about it ("boil the kettle", round 13)
 _LIQUID_STATES = frozenset({"liquid_warm"})
-#: a state word as an adjective after a determiner ("the clean mugs", "the open box"; round 13)
-_STATE_ADJ = re.compile(r"\b(the|those|these|my|your|an?)\s+(?:clean|open|closed|shut|opened)\b(?=\s+[a-z])")
 #: "something to bang the pegs in with", "a thing I can open this jar with": the tool's purpose,
 #: whose objects are acted on, not handed over (round 13, ``tool_purpose``)
 _PURPOSE_TOOL = re.compile(r"\b(?:something|anything|a\s+thing|a\s+tool|things|stuff)\s+(?:(?:that\s+)?(?:i|we|you)\s+can\s+|"
