@@ -118,9 +118,14 @@ def test_what_a_tool_is_for_is_not_handed_over(encoder, flat):
 
 
 def test_the_modified_one_is_the_compound_class(encoder, flat):
+    from goalsearch_util import searcher
+
     said = "hand me a cup, just not the tea one"
     assert _top(encoder, flat, said) == {A("inhand", "plastic_cup0", "human0")}
-    assert _top(encoder, flat, said, said_compounds=False) != {A("inhand", "plastic_cup0", "human0")}
+    on = searcher(encoder).scene(flat.domain, flat.problem)[4]
+    off = searcher(encoder, said_compounds=False).scene(flat.domain, flat.problem)[4]
+    assert any(m.objects == frozenset({"tea_cup0"}) for m in on.mentions(said))
+    assert not any(m.objects == frozenset({"tea_cup0"}) for m in off.mentions(said))
 
 
 def test_what_a_container_holds_says_which_container(encoder, flat):
@@ -132,3 +137,9 @@ def test_what_a_container_holds_says_which_container(encoder, flat):
     assert spoons.descriptor and any(m.objects == frozenset({"dish_rack0"}) for m in ms)
     off = searcher(encoder, state_descriptors=False).scene(flat.domain, flat.problem)[4]
     assert not any(m.descriptor for m in off.mentions("put the rack of spoons on the shelf"))
+
+
+def test_a_statement_beside_a_request_adds_nothing(encoder, flat):
+    said = "I'm gasping, pour some milk into the mug"
+    assert _top(encoder, flat, said) == {A("liquid_in", "milk0", "mug0")}
+    assert _top(encoder, flat, said, statement_clauses=False) != {A("liquid_in", "milk0", "mug0")}

@@ -313,6 +313,9 @@ class SearchOptions:
     #: "hand me something to bang the pegs in with": what a tool is asked for is not what is
     #: handed over (no group of it; its hand-overs lose twice ``w_mention`` and ``w_context``)
     tool_purpose: bool = True
+    #: "it's so stuffy in here, open the window": a statement beside a single request does not
+    #: make the instruction one of several clauses (the request's state verb counts)
+    statement_clauses: bool = True
     w_left_out: float = 0.4
 
 
@@ -541,8 +544,13 @@ class GoalSearcher:
                 bonus[i] -= 2 * opts.w_mention + opts.w_context
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
-        one_clause = len([c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
-                          and not (opts.empty_clauses and _asks_nothing(c))]) < 2
+        asking = [c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
+                  and not (opts.empty_clauses and _asks_nothing(c))]
+        if opts.statement_clauses and not need and len(asking) >= 2:
+            # (round 13) "it's so stuffy in here, open the window": a statement beside one request
+            requests = [c for c in asking if not _statement(c)]
+            asking = requests if len(requests) == 1 else asking
+        one_clause = len(asking) < 2
         # "I want to slice the bread": the person slices it (a knife), unless the state is asked for
         sb = self._state_bonus(text, cands, lex, person_does=need) if opts.state_verbs and one_clause \
             else np.zeros(len(cands))
@@ -601,6 +609,9 @@ class GoalSearcher:
                 clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
                 if opts.verbless_clauses or opts.drop_context_clauses:
                     clauses = self._rewrite_clauses(clauses, lex)
+                if opts.statement_clauses and len(clauses) >= 2:  # "I'm parched, pour me some water"
+                    requests = tuple(c for c in clauses if not _statement(c))
+                    clauses = requests if len(requests) == 1 else clauses
                 if len(clauses) >= 2 or (opts.state_verbs and len(clauses) == 1):
                     multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex)
             if multi is not None and len(multi.atoms) >= 2:
@@ -1507,6 +1518,19 @@ _LEFT_OUT = re.compile(r"\b(?:sitting|left|standing|lying|stood|sat)\s+(?:[\w']+
                        re.IGNORECASE)
 #: "into" / "onto", which say a placement, except where a spill went (round 13, ``spill_needs``)
 _INTO = re.compile(r"\b(?:into|onto)\b", re.IGNORECASE)
+
+
+#: a clause that states how things are ("I'm parched", "it's so stuffy in here", "the table's
+#: filthy", "there's no milk"), after an interjection (round 13, ``statement_clauses``)
+_STATEMENT_OPEN = re.compile(r"^\W*(?:(?:oh|ugh|phew|wow|hmm|gosh|blimey|well|so|god|man|honestly|ah)\W+)*"
+                             r"(?:i'm|i\s+am|i've\s+got|i\s+feel|it's|it\s+is|its|there's|there\s+is|there\s+are|"
+                             r"we're|we\s+are|(?:the|my|this|that|these|those|our)\s+(?:[a-z]+\s+){0,2}?"
+                             r"(?:is|are|was|were|'s|'re|has|have|looks?|feels?|smells?))\b", re.IGNORECASE)
+
+
+def _statement(clause: str) -> bool:
+    """A clause that says how things are and asks for nothing itself."""
+    return bool(_STATEMENT_OPEN.match(clause.replace("’", "'"))) and is_need_statement(clause)
 
 
 def _asks_nothing(clause: str) -> bool:
