@@ -295,6 +295,7 @@ class SearchOptions:
     #: a need statement that food or drink was left standing out ("that milk has been sitting
     #: out for hours"): putting what it names into the fridge gains ``w_left_out``
     left_out: bool = True
+    w_left_out: float = 0.4
     #: "take the tubes out of the rack, put them in the sink, then put the rack on the shelf": a
     #: group taken up by a pronoun keeps the other clauses that name something else
     group_other_clauses: bool = True
@@ -316,7 +317,6 @@ class SearchOptions:
     #: "it's so stuffy in here, open the window": a statement beside a single request does not
     #: make the instruction one of several clauses (the request's state verb counts)
     statement_clauses: bool = True
-    w_left_out: float = 0.4
 
 
 @dataclass(frozen=True)
@@ -1247,7 +1247,8 @@ class GoalSearcher:
             # "put the milk in the fridge": a named place no liquid is poured into takes the vessel
             pourable = {c.atom.args[1] for c in cands if c.atom.predicate == "liquid_in" and len(c.atom.args) == 2}
             poured = {c.atom.args[0] for c in cands if c.atom.predicate == "liquid_in" and c.atom.args}
-            if any(o not in pourable and o not in poured for o in named if o in self._places_of(cands)):
+            places = self._places_of(cands)
+            if any(o in places and o not in pourable and o not in poured for o in named):
                 preds = preds - {"liquid_in/focus"}
                 if not preds:
                     return out
@@ -1321,9 +1322,7 @@ class GoalSearcher:
         """A spill (round 12): the spilled things and their vessels are context, something to
         wipe with is what the need asks for."""
         out = np.zeros(len(cands))
-        spilled = {o for m in an.mentions if not m.category for o in m.objects}
-        spilled |= {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
-                    and a.args[0] in spilled and a.args[1] not in view.humans}
+        spilled = _with_vessels({o for m in an.mentions if not m.category for o in m.objects}, view)
         wipers = lex.function_words.get("clean", (None, frozenset()))[1]
         for i, c in enumerate(cands):
             if c.focus in spilled and c.focus not in wipers:
@@ -1358,9 +1357,7 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         cold_classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
         cold = {o for o, c in view.objects.items() if c in cold_classes}
-        named = {o for m in an.mentions if not m.category for o in m.objects} - cold
-        named |= {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
-                  and a.args[0] in named and a.args[1] not in view.humans}
+        named = _with_vessels({o for m in an.mentions if not m.category for o in m.objects} - cold, view)
         if not cold or not named:
             return out
         for i, c in enumerate(cands):
@@ -1499,6 +1496,12 @@ _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
                            "thx", "x", "first", "after", "that"})
+
+
+def _with_vessels(objs: set[str], view: SceneView) -> set[str]:
+    """``objs`` and the vessels that hold those of them that are liquids (not a person's hand)."""
+    return objs | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                   and a.args[0] in objs and a.args[1] not in view.humans}
 
 
 #: states of a liquid: a state verb about its vessel is about it ("boil the kettle", round 13)
