@@ -104,9 +104,20 @@ _ALL_IDIOM = re.compile(r"\ball(?=\s+(?:over|around|along|day|night|week|morning
 _ALL_IDIOM_MORE = re.compile(r"\ball(?=\s+(?:across|through|down|up|about|under|into)\b)", re.IGNORECASE)
 
 
-def quantifier_text(text: str, more_cues: bool = False) -> str:
+#: round 14 (``adverb_all``): "all" as an intensifier after a linking verb, before a word that is
+#: no determiner: "my fingers are all tacky", "I'm all sweaty", "it's got all sticky"
+_ALL_ADVERB = re.compile(r"\b(?:am|are|is|was|were|be|been|get|gets|got|getting|feel|feels|look|looks|'re|'m|'s)"
+                         r"\s+(all)\s+(?!(?:the|of|my|your|our|their|his|her|its|those|these|that|this|them|us|you|"
+                         r"mine|yours|ours|theirs|set|done|gone|in|out|here|there|right|over|around)\b)[a-z]",
+                         re.IGNORECASE)
+
+
+def quantifier_text(text: str, more_cues: bool = False, adverb: bool = False) -> str:
     """``text`` with idiomatic "all" blanked (same length, so positions stay)."""
     out = _ALL_IDIOM.sub(lambda m: " " * len(m.group(0)), text)
+    if adverb:
+        out = _ALL_ADVERB.sub(lambda m: m.group(0)[:m.start(1) - m.start(0)] + "   " + m.group(0)[m.end(1) - m.start(0):],
+                              out)
     return _ALL_IDIOM_MORE.sub(lambda m: " " * len(m.group(0)), out) if more_cues else out
 
 
@@ -673,7 +684,8 @@ _ALL_THE = re.compile(r"\ball\s+(?:of\s+)?(?:the|my|your|our|these|those)\s+(?:\
 
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
-            mass_groups: bool = False, more_cues: bool = False, bar: bool = False) -> Analysis:
+            mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
+            adverb_all: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -701,7 +713,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if not groups:
         return Analysis(positive or text, tuple(kept), named_excl, negated_spans=tuple(text[s:e] for s, e in spans),
                         kept=kept_objs, more_cues=more_cues)
-    words = _WORD.findall(quantifier_text(positive, more_cues).lower())
+    words = _WORD.findall(quantifier_text(positive, more_cues, adverb_all).lower())
     group: set[str] = set()
     count: Optional[int] = None
     source: Optional[str] = None

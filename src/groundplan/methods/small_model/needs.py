@@ -192,15 +192,72 @@ def _paraphrases() -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
     return pat, of, tuple(needs)
 
 
-def paraphrase_needs(text: str) -> tuple[str, ...]:
+#: words a loose phrasing match skips: a phrasing's content words are the others (round 14)
+_LOOSE_SKIP = frozenset("""i i'm im my me a an the is are am was were be been being have has had got get gets
+    getting to of in on at for it its it's so too very really all and some need needs want like could would can just
+    feel feels feeling this that these those up out off with from bit little as such""".split())
+
+
+def _stem(word: str) -> str:
+    """A crude stem for loose matching: "fingers" / "finger", "rumbling" / "rumble", "stomach's"."""
+    w = word.lower().replace("’", "'")
+    w = w[:-2] if w.endswith("'s") else w
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
+            return w[:-len(suffix)]
+    return w
+
+
+@lru_cache(maxsize=1)
+def _loose_phrasings() -> tuple[tuple[frozenset[str], int], ...]:
+    """Phrasings of two or more content words: (their stems, the need's index)."""
+    _, of, _ = _paraphrases()
+    out = []
+    for w, i in of.items():
+        content = frozenset(_stem(t) for t in re.findall(r"[a-z']+", w) if t not in _LOOSE_SKIP)
+        if len(content) >= 2:
+            out.append((content, i))
+    return tuple(out)
+
+
+def _loose_needs(low: str) -> list[tuple[int, int, int]]:
+    """(start, end, need index) of phrasings said with other words between or in another order
+    ("my fingers are all tacky" for "tacky fingers", "my mouth as dry as a desert" for "mouth is
+    dry"): every content word within a window of its count plus three words."""
+    toks = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[a-z][a-z']*", low)]
+    at: dict[str, list[int]] = {}
+    for k, (_, _, st) in enumerate(toks):
+        at.setdefault(st, []).append(k)
+    found = []
+    for content, i in _loose_phrasings():
+        if not all(c in at for c in content):
+            continue
+        for k0 in sorted({k for c in content for k in at[c]}):
+            window = toks[k0:k0 + len(content) + 4]
+            if content <= {st for _, _, st in window}:
+                last = max(k for k in range(k0, k0 + len(window)) if toks[k][2] in content)
+                found.append((toks[k0][0], toks[last][1], i))
+                break
+    return found
+
+
+def paraphrase_needs(text: str, loose: bool = False) -> tuple[str, ...]:
     """The plain needs the colloquial phrasings of ``text`` signal ("I'm gasping": "I am thirsty
     and want something to drink"), each once, in the order said; the longest phrasing wins where
-    two overlap ("the plants are thirsty" is no thirst)."""
+    two overlap ("the plants are thirsty" is no thirst). ``loose`` (round 14): a phrasing of two or
+    more content words also counts with other words between or in another order."""
     pat, of, needs = _paraphrases()
     low = text.lower().replace("’", "'")
+    exact = [(m.start(), m.end(), of[m.group(0)]) for m in pat.finditer(low)]  # leftmost-longest, no overlaps
+    hits = exact
+    if loose:  # a loose phrasing beats a one-word one inside it; an exact phrasing of more words beats it
+        many = [(a, b) for a, b, _ in exact if " " in low[a:b].strip()]
+        found = [h for h in _loose_needs(low) if not any(a < h[1] and h[0] < b for a, b in many)]
+        hits = sorted([h for h in exact if " " in low[h[0]:h[1]].strip()
+                       or not any(a <= h[0] and h[1] <= b for a, b, _ in found)] + found)
     out: list[str] = []
-    for m in pat.finditer(low):  # leftmost-longest, no overlaps
-        need = needs[of[m.group(0)]]
+    for _, _, i in hits:
+        need = needs[i]
         if need not in out:
             out.append(need)
     return tuple(out)

@@ -317,6 +317,21 @@ class SearchOptions:
     #: "it's so stuffy in here, open the window": a statement beside a single request does not
     #: make the instruction one of several clauses (the request's state verb counts)
     statement_clauses: bool = True
+    # round 14 (issue 21)
+    #: a portable object the scene places nowhere (AutoGPT+P's scenes list some objects in no
+    #: location) cannot be fetched: no candidate atom names it, so no group counts it
+    unplaced: bool = True
+    #: "my fingers are all tacky": "all" after a linking verb, before no determiner, quantifies nothing
+    adverb_all: bool = True
+    #: a need's cause is not what it asks for: "my fingers are tacky after that fruit", "parched
+    #: after all those salty nuts" (no group of the nuts, and no hand-over of the fruit)
+    cause_context: bool = True
+    #: a colloquial phrasing of two or more content words also counts with other words between or
+    #: in another order ("my mouth's as dry as a desert" for "mouth is dry"; needs.paraphrase_needs)
+    loose_needs: bool = True
+    #: "put all the fruit and veg into the fridge": "and" between two things the scene names is no
+    #: clause break for a group (the group's clause keeps its destination)
+    np_conjuncts: bool = True
 
 
 @dataclass(frozen=True)
@@ -387,7 +402,7 @@ class GoalSearcher:
                self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
                self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
                self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can,
-               self.options.more_descriptors)
+               self.options.more_descriptors, self.options.unplaced)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -414,6 +429,15 @@ class GoalSearcher:
             cands = enumerate_atoms(domain, problem, view, CandidateOptions(
                 self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases,
                 self.options.class_uses, self.options.open_containers), uses_of=uses_of)
+            types = domain.types
+
+            def is_a(o: str, t: str) -> bool:
+                ot = problem.type_of(domain, o)
+                return ot is not None and types.is_subtype(ot, t)
+
+            if self.options.unplaced:
+                lost = _unplaced(view, problem.objects, is_a)
+                cands = [c for c in cands if not lost.intersection(c.atom.args)]
             phrases = [p for c in cands for p in c.phrases]
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
@@ -425,12 +449,6 @@ class GoalSearcher:
                     row += len(c.phrases)
                     if c.n_uses:
                         emb[row - c.n_uses:row] *= self.options.w_class_uses
-            types = domain.types
-
-            def is_a(o: str, t: str) -> bool:
-                ot = problem.type_of(domain, o)
-                return ot is not None and types.is_subtype(ot, t)
-
             hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.function_groups,
                                                    states=self.options.state_verbs,
                                                    synonyms_on=self.options.synonyms,
@@ -518,7 +536,7 @@ class GoalSearcher:
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
                          keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
-                         more_cues=opts.cue_words, bar=opts.bar_cue)
+                         more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -534,7 +552,7 @@ class GoalSearcher:
         need = opts.need_mode and (is_need_statement(text) or (
             spill and opts.spill_needs and is_need_statement(_INTO.sub("in", text))))
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
-        plain = paraphrase_needs(text) if opts.need_paraphrases and (need or an is None or not an.named) else ()
+        plain = paraphrase_needs(text, opts.loose_needs) if opts.need_paraphrases and (need or an is None or not an.named) else ()
         scores, near, parts, _ = self._scores(text, cands, emb, owner)
         if plain:  # each atom as close as it is to the words said or to the plain need
             scores = np.maximum(scores, self._scores(" ".join(plain), cands, emb, owner)[0] - opts.paraphrase_margin)
@@ -583,11 +601,12 @@ class GoalSearcher:
         structure = "single"
         clauses: tuple[str, ...] = ()
         if opts.decomposition:
-            words = _WORD.findall((quantifier_text(text, opts.cue_words) if opts.multistep_refs else text).lower())
+            words = _WORD.findall((quantifier_text(text, opts.cue_words, opts.adverb_all) if opts.multistep_refs else text).lower())
             multi: Optional[GoalCandidate] = None
             if an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
                     _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start)
-                    for m in an.mentions if m.objects & an.group)):
+                    for m in an.mentions if m.objects & an.group)) and not (
+                    need and opts.cause_context and _caused(instruction, an) & an.group):
                 # (a need's group, unless the person does something to it: "I'd like to chop some
                 # vegetables" asks for a knife; "there are no plates on the table" for the plates)
                 multi = self._group_goal(an, cands, scores, order)
@@ -821,13 +840,14 @@ class GoalSearcher:
         """"Put both knives in the box, then close the fridge": the group's clause alone decides
         the group's atoms (the box, not the fridge; a group of the mention analysis is chosen
         again from that clause), and each other clause adds its own atom."""
-        clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
+        clauses = _np_conjoined(text, lex) if self.options.np_conjuncts else \
+            tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
         members = an.group if an is not None else frozenset()
         if len(clauses) < 2 or (multi is None and not members):
             return multi
         at = [k for k, cl in enumerate(clauses) if any(m.objects & members for m in lex.mentions(cl))
               or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(
-                  quantifier_text(cl, self.options.cue_words).lower()))]
+                  quantifier_text(cl, self.options.cue_words, self.options.adverb_all).lower()))]
         if not at:
             return multi
         g = at[0]
@@ -1276,6 +1296,8 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
             if an is not None else set()
+        if an is not None and self.options.cause_context:  # (round 14) "sticky after that fruit": the cause
+            context |= _caused(text, an)
         # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
         # bars for the kids", "one cup in the fridge please"), unlike a subject ("the trowel left
         # my hands muddy"): no context
@@ -1496,6 +1518,47 @@ _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
                            "thx", "x", "first", "after", "that"})
+
+
+def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
+    """``text``'s clauses, where a bare "and" followed (after determiners) by a thing the scene
+    names joins two noun phrases, not two clauses ("all the fruit and veg into the fridge")."""
+    out: list[str] = []
+    pos, joined = 0, False
+    for m in list(_CLAUSE_SPLIT.finditer(text)) + [None]:
+        part = text[pos:m.start()] if m is not None else text[pos:]
+        if part and _WORD.search(part):
+            lead = re.match(r"\s*(?:(?:the|some|all|a|an|my|those|these|of)\s+)*", part, re.IGNORECASE).end()
+            said = lex.mentions(part)
+            if joined and out and said and said[0].start == lead and lex.mentions(out[-1]):
+                out[-1] = out[-1] + " and " + part
+            else:
+                out.append(part)
+        if m is None:
+            break
+        joined = m.group(0).strip().lower() == "and"
+        pos = m.end()
+    return tuple(out)
+
+
+#: before a mention: what caused a need ("after that fruit", "because of all the dust")
+_CAUSE = re.compile(r"\b(?:after|because\s+of|thanks\s+to)\s+(?:(?:eating|having|drinking|peeling|cracking|"
+                    r"shelling|handling|cutting|all|that|those|these|the|my|some|this|of|so\s+many|so\s+much)\s+){0,3}"
+                    r"(?:[a-z]+\s+)?$", re.IGNORECASE)
+
+
+def _caused(text: str, an: Analysis) -> set[str]:
+    """What ``text``'s mentions name as the cause of a need, unless asked for."""
+    return {o for m in an.mentions if _CAUSE.search(text[max(0, m.start - 45):m.start])
+            and not wanted(text, m.start) for o in m.objects}
+
+
+def _unplaced(view: SceneView, objects, is_a) -> frozenset[str]:
+    """The carried things the scene puts nowhere: not on or in anything, not held, not a place."""
+    places = set(view.place.values())
+    agents = set(view.humans) | set(view.robots)
+    return frozenset(o for o in objects if o not in agents and o not in view.place and o not in places
+                     and is_a(o, "carry") and not is_a(o, "location"))
 
 
 def _with_vessels(objs: set[str], view: SceneView) -> set[str]:
