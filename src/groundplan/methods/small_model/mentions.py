@@ -62,6 +62,13 @@ _NEG_CUE_BAR = re.compile(r"\b(?:(?<=\ball )bar|(?<=\beverything )bar|(?<=\banyt
 _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
                            r"\bnot\s+needed\b|\bdo\s*n[o']?t\s+(?:you\s+)?(?:dare|even\s+think\s+about)\b",
                            re.IGNORECASE)
+#: round 14 (``subject_negation``): "..., but the knives shouldn't go in there", "and the lid
+#: mustn't come off": a thing named as the subject of a negated modal is left out
+_NEG_SUBJECT = re.compile(r"\b(?:but|and|though|while|just)\s+((?:the|my|your|our|those|these)\s+[a-z_ ]+?)\s+"
+                          r"(?:should\s*n[o']?t|should\s+not|must\s*n[o']?t|must\s+not|can\s*n[o']?t|can't|"
+                          r"do\s*n[o']?t|does\s*n[o']?t|do\s+not|does\s+not|won'?t|will\s+not|are\s*n'?t\s+to|"
+                          r"are\s+not\s+to|is\s*n'?t\s+to|is\s+not\s+to|need\s*n[o']?t|need\s+not)\b",
+                          re.IGNORECASE)
 #: round 13 (``state_descriptors``): "the open box", "the box that's shut", "the clean mugs"
 #: "the coffee one" (round 13, ``said_compounds``)
 _MODIFIED_ONE = re.compile(r"\bthe\s+([a-z]+)\s+(one|ones)\b")
@@ -208,8 +215,11 @@ class Lexicon:
                  functions: bool = False, states: bool = False, synonyms_on: bool = False,
                  compounds: bool = False, compound_words: Optional[frozenset[str]] = None,
                  category_heads: bool = False, modals: bool = False, more_descriptors: bool = False,
-                 said_compounds: bool = False, state_descriptors: bool = False):
+                 said_compounds: bool = False, state_descriptors: bool = False, place_modifiers: bool = False):
         self.view = view
+        #: round 14: "the cutting table", "the sewing table": of several places of a class, the one
+        #: holding a thing whose class name has that word (the cutting mat, the sewing machine)
+        self.place_modifiers = place_modifiers
         #: round 13: "the open lunchbox", "the drawer that's shut": which one by its state
         self.state_descriptors = state_descriptors
         self.states = states
@@ -424,7 +434,24 @@ class Lexicon:
             out = self._function_mentions(low, out)
         if self.state_descriptors:
             out = [self._by_state(low, m) for m in out]
+        if self.place_modifiers:
+            out = [self._by_contents(low, m) for m in out]
         return self._descriptors(low, out)
+
+    def _by_contents(self, low: str, m: Mention) -> Mention:
+        """"The cutting table": of several places of a class, the one holding a thing whose class
+        name has the word said right before the place's (the table with the cutting mat on it)."""
+        if m.category or len(m.objects) < 2:
+            return m
+        before = _WORD.findall(low[max(0, m.start - 24):m.start])
+        if not before or before[-1] in _NOT_MODIFIERS or before[-1] in NUMBERS or before[-1] in ORDINALS:
+            return m
+        word = before[-1]
+        held = frozenset(o for o in m.objects if any(
+            word in self.view.cls(x).split("_") for x in held_by(self.view, o, True)))
+        if len(held) != 1:
+            return m
+        return Mention(m.start, m.end, held, m.cls, m.plural, m.category, m.ordinal, m.count, m.descriptor)
 
     def _by_state(self, low: str, m: Mention) -> Mention:
         """"The open box", "the box that's open", "the clean mugs", "the grubby one": of several
@@ -628,7 +655,7 @@ def to_person(text: str, more_cues: bool = False) -> bool:
 
 
 def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
-                   bar: bool = False) -> list[tuple[int, int]]:
+                   bar: bool = False, subject: bool = False) -> list[tuple[int, int]]:
     """Negated spans; with ``keep`` (round 3) also "just no X", and a kept object's span runs to
     the end of its clause ("leave the broom on the counter": the counter is no destination);
     with ``more_cues`` (round 8) also "I don't need the X", "no need for the X"."""
@@ -643,6 +670,8 @@ def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
         end = end_m.start() if end_m else len(text)
         # "isn't coke" / "not the banana": the span is the cue and what follows it
         spans.append((m.start(), end))
+    if subject:  # (round 14) "but the knives shouldn't go in there": the subject to the clause's end
+        spans += [(m.start(1), _clause_end(text, m.end())) for m in _NEG_SUBJECT.finditer(text)]
     for m in _LEAVE.finditer(text):
         if keep and _is_pronoun(m.group(2)):
             continue  # "pick up the spoon and leave it on the counter": a placement, nothing kept
@@ -682,10 +711,31 @@ _DEFINITE = re.compile(r"\b(?:the|my|your|our|these|those)\s+(?:\w+\s+)?$")
 _ALL_THE = re.compile(r"\ball\s+(?:of\s+)?(?:the|my|your|our|these|those)\s+(?:\w+\s+)?$")
 
 
+#: a source place said as a pronoun: "take everything out of it", "shift every single thing off it"
+_PLACE_PRONOUN = re.compile(r"\b(?:out\s+of|off(?:\s+of)?|from)\s+(?:it|there)\b")
+
+
+#: words before a place's noun that are no modifier naming what it holds
+_NOT_MODIFIERS = frozenset({"the", "a", "an", "my", "your", "our", "that", "this", "those", "these", "other", "big",
+                            "small", "little", "large", "same", "whole", "empty", "clean", "dirty", "open", "closed",
+                            "left", "right", "top", "bottom", "middle", "front", "back", "far", "near", "old", "new",
+                            "of", "on", "in", "to", "from", "off", "onto", "into", "at", "by", "and", "or"})
+
+
+def held_by(view: SceneView, place: str, every_place: bool = False) -> set[str]:
+    """The things on or in ``place`` (``every_place``, round 14: by every relation of the initial
+    state, where a scene puts a thing on two places; else by each thing's first place)."""
+    out = {o for o, p in view.place.items() if p == place}
+    if every_place:
+        out |= {a.args[0] for a in view.init if a.predicate in ("on", "in") and len(a.args) == 2 and a.args[1] == place}
+    return {o for o in out if o not in view.humans and o not in view.robots}
+
+
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
-            adverb_all: bool = False) -> Analysis:
+            adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
+            subject_negation: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -695,7 +745,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
-    spans = _negated_spans(text, keep, more_cues, bar) if negation else []
+    spans = _negated_spans(text, keep, more_cues, bar, subject_negation) if negation else []
     kept_objs = frozenset(_kept_objects(text, mentions)) if negation and keep else frozenset()
     kept = []
     for m in mentions:
@@ -766,7 +816,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             place = next(iter(m.objects)) if len(m.objects) == 1 else None
             if place is None:
                 continue
-            here = {o for o, p in view.place.items() if p == place and o not in view.humans and o not in view.robots}
+            here = held_by(view, place, every_place)
             if group and not (group & here):
                 continue  # "put all the books on the coffee table": a destination
             if not group and not has_all:
@@ -774,6 +824,17 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             source = place
             group = (group & here) if group else here
             break
+        if source is None and place_pronoun and has_all and not (group and len(group) >= 2):
+            # (round 14) "I'm restocking the drawer, so take everything out of it": the place said before
+            low = instruction.lower()
+            ref = _PLACE_PRONOUN.search(low)
+            before = [x for x in kept if ref and x.end <= ref.start() and not x.category and len(x.objects) == 1
+                      and set(x.objects) & places]
+            if ref and before:
+                place = next(iter(before[-1].objects))
+                here = held_by(view, place, every_place)
+                if len(here) >= 2:
+                    source, group = place, here
         if not group and not has_all:
             group = set()
     group -= excluded
@@ -785,4 +846,5 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
 
 functions = functions_data  # the name search.py imports
 
-__all__ = ["Analysis", "Lexicon", "Mention", "analyze", "categories", "functions", "functions_data", "plural_forms"]
+__all__ = ["Analysis", "Lexicon", "Mention", "analyze", "categories", "functions", "functions_data", "held_by",
+           "plural_forms"]

@@ -50,6 +50,7 @@ from groundplan.methods.small_model.mentions import (
     analyze,
     functions,
     functions_data,
+    held_by,
     quantifier_text,
     to_person,
 )
@@ -332,6 +333,17 @@ class SearchOptions:
     #: "put all the fruit and veg into the fridge": "and" between two things the scene names is no
     #: clause break for a group (the group's clause keeps its destination)
     np_conjuncts: bool = True
+    #: "I'm restocking the drawer, so take everything out of it": "out of it" / "off it" is the
+    #: place said before (mentions.analyze ``place_pronoun``)
+    place_pronoun: bool = True
+    #: what is on a place counts by every on / in relation of the scene, where a scene puts one
+    #: thing on two places (AutoGPT+P's environment8 has the bowl on the desk and the table)
+    every_place: bool = True
+    #: "the cutting table": of several tables, the one the cutting mat is on (mentions.Lexicon)
+    place_modifiers: bool = True
+    #: "tidy the forks into the box, but the knives shouldn't go in there": the subject of a
+    #: negated modal is left out (mentions.analyze ``subject_negation``)
+    subject_negation: bool = True
 
 
 @dataclass(frozen=True)
@@ -402,7 +414,7 @@ class GoalSearcher:
                self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
                self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
                self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can,
-               self.options.more_descriptors, self.options.unplaced)
+               self.options.more_descriptors, self.options.unplaced, self.options.place_modifiers)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -458,7 +470,8 @@ class GoalSearcher:
                                                    modals=self.options.modal_can,
                                                    more_descriptors=self.options.more_descriptors,
                                                    said_compounds=self.options.said_compounds,
-                                                   state_descriptors=self.options.state_descriptors))
+                                                   state_descriptors=self.options.state_descriptors,
+                                                   place_modifiers=self.options.place_modifiers))
             self._scenes.put(key, hit)
         return hit
 
@@ -536,7 +549,9 @@ class GoalSearcher:
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
                          keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
-                         more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all)
+                         more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all,
+                         place_pronoun=opts.place_pronoun, every_place=opts.every_place,
+                         subject_negation=opts.subject_negation)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -700,7 +715,7 @@ class GoalSearcher:
         if named:
             # the longest name wins ("second counter" over "counter")
             named.sort(key=lambda p: -len(view.words.get(p, p)))
-            here = {o for o, p in view.place.items() if p == named[0]}
+            here = held_by(view, named[0], self.options.every_place)
             pool = [i for i in order if cands[i].focus in here]
         elif require_place and cands[order[0]].atom.predicate not in ("visited", "at"):
             return None  # "every one of the cups" with no class named so: not every object
@@ -1522,7 +1537,8 @@ _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please",
 
 def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
     """``text``'s clauses, where a bare "and" followed (after determiners) by a thing the scene
-    names joins two noun phrases, not two clauses ("all the fruit and veg into the fridge")."""
+    names joins two noun phrases, not two clauses ("all the fruit and veg into the fridge"), and
+    one followed by "onto" / "into" adds a destination ("everything off the table and onto the shelf")."""
     out: list[str] = []
     pos, joined = 0, False
     for m in list(_CLAUSE_SPLIT.finditer(text)) + [None]:
@@ -1530,7 +1546,8 @@ def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
         if part and _WORD.search(part):
             lead = re.match(r"\s*(?:(?:the|some|all|a|an|my|those|these|of)\s+)*", part, re.IGNORECASE).end()
             said = lex.mentions(part)
-            if joined and out and said and said[0].start == lead and lex.mentions(out[-1]):
+            dest = re.match(r"\s*(?:onto|into|on\s+to|in\s+to)\s", part, re.IGNORECASE)
+            if joined and out and (said and said[0].start == lead or dest) and lex.mentions(out[-1]):
                 out[-1] = out[-1] + " and " + part
             else:
                 out.append(part)
