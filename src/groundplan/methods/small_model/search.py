@@ -344,6 +344,9 @@ class SearchOptions:
     #: "tidy the forks into the box, but the knives shouldn't go in there": the subject of a
     #: negated modal is left out (mentions.analyze ``subject_negation``)
     subject_negation: bool = True
+    #: "bring the bowl of peanuts": what a named container holds, said to say which one, loses
+    #: ``w_mention`` as a target
+    contents_descriptor: bool = True
 
 
 @dataclass(frozen=True)
@@ -741,6 +744,7 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         w = self.options.w_mention
         named, kinds, person = an.named, an.kinds, an.to_person
+        contents = self.options.contents_descriptor
         if self.options.liquid_vessels and not _POUR.search(an.text):
             # (round 8) "put the milk back in the fridge": the carton the milk is in
             named = named | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
@@ -759,6 +763,8 @@ class GoalSearcher:
                 out[i] += w
             elif c.focus in kinds:
                 out[i] += 0.5 * w
+            elif contents and c.focus in an.descriptors and view.place.get(c.focus) in named:
+                out[i] -= 2 * w + self.options.w_context  # (round 14) "the bowl of peanuts": not the peanuts
             if person and c.frame.startswith("inhand/"):
                 out[i] += 0.5 * w if c.frame == "inhand/?/human" else -0.5 * w
             for a in args[1:]:
