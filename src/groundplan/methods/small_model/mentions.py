@@ -626,7 +626,8 @@ def _clause_end(text: str, start: int) -> int:
 
 
 def _is_pronoun(words: str) -> bool:
-    return words.strip().lower() in ("it", "them", "this", "that", "these", "those", "this one", "that one")
+    return words.strip().lower() in ("it", "them", "this", "that", "these", "those", "this one", "that one",
+                                     "both", "them both", "both of them", "them all", "all of them")  # (round 14)
 
 
 def _one_of(before: list[str]) -> bool:
