@@ -347,6 +347,12 @@ class SearchOptions:
     #: "bring the bowl of peanuts": what a named container holds, said to say which one, loses
     #: ``w_mention`` as a target
     contents_descriptor: bool = True
+    #: an atom that holds in the scene already ("the keyboard is miles away on the desk": not that
+    #: it stays on the desk) loses this much (0: off)
+    w_holds: float = 0.1
+    #: "put it on the cutting mat together with the ruler": the ruler goes there too (the clause
+    #: is said again for it)
+    along_with: bool = True
 
 
 @dataclass(frozen=True)
@@ -548,6 +554,8 @@ class GoalSearcher:
         opts = self.options
         if opts.idioms:
             instruction = plain_idioms(instruction)
+        if opts.along_with:
+            instruction = _along_with(instruction)
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
@@ -611,6 +619,8 @@ class GoalSearcher:
             scores = scores + self._left_out(an, cands, view)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
+        if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
+            scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
         order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
         keep = self._keep_atoms(instruction, an, view, cands, lex) if an is not None and opts.keep_in_place else ()
@@ -1539,6 +1549,22 @@ _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
                            "thx", "x", "first", "after", "that"})
+
+
+#: "<verb> <object> <destination> together with / along with / as well as <another>"
+_ALONG_WITH = re.compile(r"(?P<verb>\b(?:put|place|set|lay|leave|stand|pop|stick|move|take|bring|carry|stow|pack|tuck)"
+                         r"(?:\s+(?:down|back|away))?\s+)(?P<obj>it|them|(?:the|my|your|a|an)\s+[a-z_]+(?:\s+[a-z_]+)?)"
+                         r"(?P<dest>\s+(?:on|onto|in|into|inside|next\s+to|beside|by|under|to)\s+[^,.;!?]*?)"
+                         r"\s*,?\s+(?:together\s+with|along\s+with|as\s+well\s+as)\s+"
+                         r"(?P<other>(?:the|my|your|a|an)\s+[a-z_]+(?:\s+[a-z_]+)?)(?=\s*(?:[,.;!?]|$))",
+                         re.IGNORECASE)
+
+
+def _along_with(text: str) -> str:
+    """"Put it on the mat together with the ruler": "put it on the mat, and put the ruler on the
+    mat" (the other thing goes where the first goes)."""
+    return _ALONG_WITH.sub(lambda m: f"{m.group('verb')}{m.group('obj')}{m.group('dest')}, and "
+                                     f"{m.group('verb')}{m.group('other')}{m.group('dest')}", text)
 
 
 def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
