@@ -736,7 +736,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             groups: bool = True, keep: bool = False, singular_all: bool = False,
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
-            subject_negation: bool = False) -> Analysis:
+            subject_negation: bool = False, conjoined: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -790,6 +790,12 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
              and not re.search(r"\b(?:any|one|either|some)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?$",
                                low[max(0, m.start - 25):m.start]))
             or (not m.plural and not m.category and _ALL_THE.search(low[max(0, m.start - 30):m.start])))]
+    if conjoined and grouped and has_all:  # (round 14) "all the fruit and vegetables": one carrot joins too
+        low = instruction.lower()
+        grouped += [m for m in kept if m.category and m not in grouped and m.objects - excluded and any(
+            re.fullmatch(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?", low[g.end:m.start])
+            or re.fullmatch(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?", low[m.end:g.start])
+            for g in grouped)]
     counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
     if counted:
         count = counted[0].count

@@ -331,7 +331,8 @@ class SearchOptions:
     #: in another order ("my mouth's as dry as a desert" for "mouth is dry"; needs.paraphrase_needs)
     loose_needs: bool = True
     #: "put all the fruit and veg into the fridge": "and" between two things the scene names is no
-    #: clause break for a group (the group's clause keeps its destination)
+    #: clause break for a group (the group's clause keeps its destination), and a category of one
+    #: member said with a group's joins it (mentions.analyze ``conjoined``)
     np_conjuncts: bool = True
     #: "I'm restocking the drawer, so take everything out of it": "out of it" / "off it" is the
     #: place said before (mentions.analyze ``place_pronoun``)
@@ -562,7 +563,7 @@ class GoalSearcher:
                          keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
                          more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all,
                          place_pronoun=opts.place_pronoun, every_place=opts.every_place,
-                         subject_negation=opts.subject_negation)
+                         subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
