@@ -48,7 +48,7 @@ def test_phrasings_match_loosely():
     assert paraphrase_needs("my throat feels so dry") == ()
     # a phrasing of more words beats a one-word one inside it: the hands, not a surface
     assert paraphrase_needs("my hands are so sticky", loose=True) == ("I need to wash my dirty hands",)
-    assert THIRST not in paraphrase_needs("the plants are thirsty", loose=True)
+    assert THIRST not in paraphrase_needs("the herbs are bone dry", loose=True)  # not "dry as a bone"
     assert paraphrase_needs("I need to put the drink away", loose=True) == ()
 
 

@@ -195,7 +195,8 @@ def _paraphrases() -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
 #: words a loose phrasing match skips: a phrasing's content words are the others (round 14)
 _LOOSE_SKIP = frozenset("""i i'm im my me a an the is are am was were be been being have has had got get gets
     getting to of in on at for it its it's so too very really all and some need needs want like could would can just
-    feel feels feeling this that these those up out off with from bit little as such""".split())
+    feel feels feeling this that these those up out off with from bit little as such something anything nothing
+    thing things stuff one lot over under into onto around about down across through again still now""".split())
 
 
 def _stem(word: str) -> str:
@@ -209,21 +210,22 @@ def _stem(word: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _loose_phrasings() -> tuple[tuple[frozenset[str], int], ...]:
-    """Phrasings of two or more content words: (their stems, the need's index)."""
+def _loose_phrasings() -> tuple[tuple[tuple[str, ...], int], ...]:
+    """Phrasings of two or more content words: (their stems in order, the need's index)."""
     _, of, _ = _paraphrases()
     out = []
     for w, i in of.items():
-        content = frozenset(_stem(t) for t in re.findall(r"[a-z']+", w) if t not in _LOOSE_SKIP)
+        content = tuple(dict.fromkeys(_stem(t) for t in re.findall(r"[a-z']+", w) if t not in _LOOSE_SKIP))
         if len(content) >= 2:
             out.append((content, i))
     return tuple(out)
 
 
 def _loose_needs(low: str) -> list[tuple[int, int, int]]:
-    """(start, end, need index) of phrasings said with other words between or in another order
-    ("my fingers are all tacky" for "tacky fingers", "my mouth as dry as a desert" for "mouth is
-    dry"): every content word within a window of its count plus three words."""
+    """(start, end, need index) of phrasings said with other words between ("my mouth as dry as a
+    desert" for "mouth is dry", "fingers are all tacky" for "fingers are tacky"): the content words
+    in the phrasing's order, within a window of their count plus three words ("bone dry" is not
+    "dry as a bone")."""
     toks = [(m.start(), m.end(), _stem(m.group(0))) for m in re.finditer(r"[a-z][a-z']*", low)]
     at: dict[str, list[int]] = {}
     for k, (_, _, st) in enumerate(toks):
@@ -232,11 +234,14 @@ def _loose_needs(low: str) -> list[tuple[int, int, int]]:
     for content, i in _loose_phrasings():
         if not all(c in at for c in content):
             continue
-        for k0 in sorted({k for c in content for k in at[c]}):
-            window = toks[k0:k0 + len(content) + 4]
-            if content <= {st for _, _, st in window}:
-                last = max(k for k in range(k0, k0 + len(window)) if toks[k][2] in content)
-                found.append((toks[k0][0], toks[last][1], i))
+        for k0 in at[content[0]]:
+            k, limit = k0, k0 + len(content) + 3
+            for c in content[1:]:
+                k = next((j for j in at[c] if k < j <= limit), None)
+                if k is None:
+                    break
+            if k is not None:
+                found.append((toks[k0][0], toks[k][1], i))
                 break
     return found
 
