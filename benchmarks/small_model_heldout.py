@@ -224,13 +224,15 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-holds": ("minus a goal that holds already loses", {"w_holds": 0.0}, True),
     "no-along-with": ("minus 'put it on the mat together with the ruler': the ruler too", {"along_with": False},
                       True),
+    "no-nested-destinations": ("minus 'serve it on a plate at the table': the plate goes to the table too",
+                               {"nested_destinations": False}, True),
     "round13-options": ("round 14's options off (unplaced, adverb all, cause context, loose needs, NP conjuncts, "
                         "place pronoun, every place, place modifiers, subject negation, contents descriptor, holds, "
-                        "along with)",
+                        "along with, nested destinations)",
                         {"unplaced": False, "adverb_all": False, "cause_context": False, "loose_needs": False,
                          "np_conjuncts": False, "place_pronoun": False, "every_place": False,
                          "place_modifiers": False, "subject_negation": False, "contents_descriptor": False,
-                         "w_holds": 0.0, "along_with": False}, True),
+                         "w_holds": 0.0, "along_with": False, "nested_destinations": False}, True),
     "round7-options": ("round 8's and 9's options off (the category data change stays)",
                        {"cue_words": False, "clause_objects": False, "compound_heads": False, "fill_for_need": False,
                         "category_heads": False, "liquid_vessels": False, "w_context": 0.0, "counted_asked": False},

@@ -113,3 +113,9 @@ def test_leave_both_places_both(encoder, kitchen):
 ])
 def test_round14_idioms(said, plain):
     assert plain_idioms(said) == plain
+
+
+def test_a_carried_destination_goes_to_its_place(encoder, kitchen):
+    said = "serve the carrot on the plate at the cutting table"
+    assert {A("on", "carrot0", "plate0"), A("on", "plate0", "table0")} <= _top(encoder, kitchen, said)
+    assert A("on", "plate0", "table0") not in _top(encoder, kitchen, said, nested_destinations=False)

@@ -354,6 +354,9 @@ class SearchOptions:
     #: "put it on the cutting mat together with the ruler": the ruler goes there too (the clause
     #: is said again for it)
     along_with: bool = True
+    #: "serve it on a plate at the table": a carried destination said with a place of its own goes
+    #: there too (the placing atom gains the plate's)
+    nested_destinations: bool = True
 
 
 @dataclass(frozen=True)
@@ -680,6 +683,11 @@ class GoalSearcher:
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
         goals.extend(singles)
+        if opts.nested_destinations:  # "serve it on a plate at the table": the plate goes there too
+            nested = self._nested(text, lex, view, {c.atom for c in cands})
+            if nested:
+                goals = [GoalCandidate(g.atoms + tuple(a for x in g.atoms for a in nested.get(x, ()) if a not in g.atoms),
+                                       g.score, g.source, g.lm_logprob) for g in goals]
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
@@ -787,6 +795,30 @@ class GoalSearcher:
                 objs = picked.get(view.cls(a))
                 if objs is not None and a not in objs:
                     out[i] -= w
+        return out
+
+    @staticmethod
+    def _nested(text: str, lex: Lexicon, view: SceneView, atoms: set) -> dict:
+        """"On a plate at the table", "in the bowl on the counter": a carried destination said with
+        a place of its own. Placing atom -> the atoms that put that destination at that place
+        (round 14, ``nested_destinations``)."""
+        low = text.lower()
+        ms = [m for m in lex.mentions(text) if not m.category]
+        out: dict = {}
+        for a, b in zip(ms, ms[1:]):
+            if len(b.objects) != 1 or not _NESTED_GAP.fullmatch(low[a.end:b.start]) \
+                    or not _NESTED_BEFORE.search(low[max(0, a.start - 12):a.start]):
+                continue
+            place = next(iter(b.objects))
+            for x in a.objects:
+                if x == place or view.place.get(x) == place:
+                    continue
+                there = Atom("on", (x, place)) if Atom("on", (x, place)) in atoms else Atom("in", (x, place))
+                if there not in atoms:
+                    continue
+                for at in atoms:
+                    if at.predicate in ("on", "in") and len(at.args) == 2 and at.args[1] == x:
+                        out.setdefault(at, []).append(there)
         return out
 
     @staticmethod
@@ -1566,6 +1598,12 @@ def _along_with(text: str) -> str:
     mat" (the other thing goes where the first goes)."""
     return _ALONG_WITH.sub(lambda m: f"{m.group('verb')}{m.group('obj')}{m.group('dest')}, and "
                                      f"{m.group('verb')}{m.group('other')}{m.group('dest')}", text)
+
+
+#: between a carried destination and its place: "a plate at the table", "the bowl on the counter"
+_NESTED_GAP = re.compile(r"\s+(?:at|on|onto|over\s+on|on\s+top\s+of)\s+(?:the|my|our|your)\s+(?:[a-z]+\s+)?")
+#: before that destination: "on a", "into the"
+_NESTED_BEFORE = re.compile(r"\b(?:on|onto|in|into)\s+(?:a|an|the|my|one\s+of\s+the)\s+$")
 
 
 def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
