@@ -790,9 +790,9 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
              and not re.search(r"\b(?:any|one|either|some)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?$",
                                low[max(0, m.start - 25):m.start]))
             or (not m.plural and not m.category and _ALL_THE.search(low[max(0, m.start - 30):m.start])))]
-    if conjoined and grouped and has_all:  # (round 14) "all the fruit and vegetables": one carrot joins too
+    if conjoined and grouped:  # (round 14) "all the fruit and vegetables", "the apple and the bananas": one joins too
         low = instruction.lower()
-        grouped += [m for m in kept if m.category and m not in grouped and m.objects - excluded and any(
+        grouped += [m for m in kept if m not in grouped and m.objects - excluded and any(
             re.fullmatch(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?", low[g.end:m.start])
             or re.fullmatch(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?", low[m.end:g.start])
             for g in grouped)]
