@@ -60,7 +60,8 @@ def test_a_compound_is_named_by_its_head(encoder, shed):
     assert compound_head("bookshelf", words) == "shelf"
     assert compound_head("table", words) is None
     assert _top(encoder, shed, "put the trowel on the bench") == {A("on", "trowel0", "workbench0")}
-    assert _top(encoder, shed, "put the trowel on the bench", compound_heads=False) != \
+    # (round 14's w_holds, off here: the trowel standing where it is loses, and so it went to the bench)
+    assert _top(encoder, shed, "put the trowel on the bench", compound_heads=False, w_holds=0.0) != \
         {A("on", "trowel0", "workbench0")}
 
 
