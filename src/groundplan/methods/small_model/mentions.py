@@ -712,6 +712,8 @@ _DEFINITE = re.compile(r"\b(?:the|my|your|our|these|those)\s+(?:\w+\s+)?$")
 _ALL_THE = re.compile(r"\ball\s+(?:of\s+)?(?:the|my|your|our|these|those)\s+(?:\w+\s+)?$")
 
 
+#: between two things said together: "the fruit and (all the) vegetables", "the apple, and the bananas"
+_AND_GAP = re.compile(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?")
 #: a source place said as a pronoun: "take everything out of it", "shift every single thing off it"
 _PLACE_PRONOUN = re.compile(r"\b(?:out\s+of|off(?:\s+of)?|from)\s+(?:it|there)\b")
 
@@ -793,9 +795,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if conjoined and grouped:  # (round 14) "all the fruit and vegetables", "the apple and the bananas": one joins too
         low = instruction.lower()
         grouped += [m for m in kept if m not in grouped and m.objects - excluded and any(
-            re.fullmatch(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?", low[g.end:m.start])
-            or re.fullmatch(r"\s*(?:,\s*)?(?:and|or|&)\s+(?:the\s+|all\s+the\s+|any\s+)?", low[m.end:g.start])
-            for g in grouped)]
+            _AND_GAP.fullmatch(low[g.end:m.start]) or _AND_GAP.fullmatch(low[m.end:g.start]) for g in grouped)]
     counted = [m for m in kept if m.count and m.count >= 2 and len(m.objects - excluded) >= m.count]
     if counted:
         count = counted[0].count

@@ -327,8 +327,8 @@ class SearchOptions:
     #: a need's cause is not what it asks for: "my fingers are tacky after that fruit", "parched
     #: after all those salty nuts" (no group of the nuts, and no hand-over of the fruit)
     cause_context: bool = True
-    #: a colloquial phrasing of two or more content words also counts with other words between or
-    #: in another order ("my mouth's as dry as a desert" for "mouth is dry"; needs.paraphrase_needs)
+    #: a colloquial phrasing of two or more content words also counts with other words between, in
+    #: its order ("my mouth's as dry as a desert" for "mouth is dry"; needs.paraphrase_needs)
     loose_needs: bool = True
     #: "put all the fruit and veg into the fridge": "and" between two things the scene names is no
     #: clause break for a group (the group's clause keeps its destination), and a category of one
@@ -683,11 +683,14 @@ class GoalSearcher:
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
         goals.extend(singles)
-        if opts.nested_destinations:  # "serve it on a plate at the table": the plate goes there too
+        if opts.nested_destinations and _NESTED_GAP.search(text.lower()):
+            # "serve it on a plate at the table": the plate goes there too
             nested = self._nested(text, lex, view, {c.atom for c in cands})
             if nested:
-                goals = [GoalCandidate(g.atoms + tuple(a for x in g.atoms for a in nested.get(x, ()) if a not in g.atoms),
-                                       g.score, g.source, g.lm_logprob) for g in goals]
+                goals = [GoalCandidate(g.atoms + tuple(dict.fromkeys(
+                    t for a in g.atoms if a.predicate in ("on", "in") and len(a.args) == 2
+                    for t in nested.get(a.args[1], ()) if t not in g.atoms)), g.score, g.source, g.lm_logprob)
+                    for g in goals]
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
@@ -798,13 +801,13 @@ class GoalSearcher:
         return out
 
     @staticmethod
-    def _nested(text: str, lex: Lexicon, view: SceneView, atoms: set) -> dict:
+    def _nested(text: str, lex: Lexicon, view: SceneView, atoms: set) -> dict[str, list[Atom]]:
         """"On a plate at the table", "in the bowl on the counter": a carried destination said with
-        a place of its own. Placing atom -> the atoms that put that destination at that place
-        (round 14, ``nested_destinations``)."""
+        a place of its own. Destination -> the candidate atoms that put it at that place (round 14,
+        ``nested_destinations``)."""
         low = text.lower()
         ms = [m for m in lex.mentions(text) if not m.category]
-        out: dict = {}
+        out: dict[str, list[Atom]] = {}
         for a, b in zip(ms, ms[1:]):
             if len(b.objects) != 1 or not _NESTED_GAP.fullmatch(low[a.end:b.start]) \
                     or not _NESTED_BEFORE.search(low[max(0, a.start - 12):a.start]):
@@ -814,11 +817,8 @@ class GoalSearcher:
                 if x == place or view.place.get(x) == place:
                     continue
                 there = Atom("on", (x, place)) if Atom("on", (x, place)) in atoms else Atom("in", (x, place))
-                if there not in atoms:
-                    continue
-                for at in atoms:
-                    if at.predicate in ("on", "in") and len(at.args) == 2 and at.args[1] == x:
-                        out.setdefault(at, []).append(there)
+                if there in atoms:
+                    out.setdefault(x, []).append(there)
         return out
 
     @staticmethod
