@@ -357,6 +357,16 @@ class SearchOptions:
     #: "serve it on a plate at the table": a carried destination said with a place of its own goes
     #: there too (the placing atom gains the plate's)
     nested_destinations: bool = True
+    # round 15 (issue 21)
+    #: "boil the kettle for me, would you?": a trailing courtesy tag ("would you", "if you don't
+    #: mind", "when you get a chance") is no clause of its own
+    courtesy_tags: bool = True
+    #: "boil the kettle, fill the mug and bring it": a clause that names a vessel is also about
+    #: the liquid in it (its warming is no other thing's atom)
+    vessel_focus: bool = True
+    #: "shut whatever's been left open", "close every cupboard and drawer that's open": the
+    #: closing of each thing open now (of the kinds named between, if any)
+    open_ones: bool = True
 
 
 @dataclass(frozen=True)
@@ -560,6 +570,8 @@ class GoalSearcher:
             instruction = plain_idioms(instruction)
         if opts.along_with:
             instruction = _along_with(instruction)
+        if opts.courtesy_tags:
+            instruction = _without_courtesy(instruction)
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
@@ -593,7 +605,7 @@ class GoalSearcher:
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
         asking = [c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
-                  and not (opts.empty_clauses and _asks_nothing(c))]
+                  and not (opts.empty_clauses and _asks_nothing(c, opts.courtesy_tags))]
         if opts.statement_clauses and not need and len(asking) >= 2:
             # (round 13) "it's so stuffy in here, open the window": a statement beside one request
             requests = [c for c in asking if not _statement(c)]
@@ -635,7 +647,10 @@ class GoalSearcher:
         if opts.decomposition:
             words = _WORD.findall((quantifier_text(text, opts.cue_words, opts.adverb_all) if opts.multistep_refs else text).lower())
             multi: Optional[GoalCandidate] = None
-            if an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
+            if opts.open_ones and an is not None:
+                # (round 15) "shut whatever's been left open": each thing open now, of the kinds said
+                multi = self._open_ones(instruction, an, cands, view, lex)
+            if multi is None and an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
                     _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start)
                     for m in an.mentions if m.objects & an.group)) and not (
                     need and opts.cause_context and _caused(instruction, an) & an.group):
@@ -822,6 +837,32 @@ class GoalSearcher:
         return out
 
     @staticmethod
+    def _open_ones(instruction: str, an: Analysis, cands, view: SceneView, lex: Lexicon) -> Optional[GoalCandidate]:
+        """Round 15 (``open_ones``): "close everything that's open", "shut whatever's been left
+        open", "close every cupboard and drawer that's hanging open", "shut all the open ones":
+        the closing atom of each thing open now, of the kinds said if the words between name any."""
+        said = instruction.replace("’", "'")
+        m = _CLOSE_OPEN.search(said)
+        if m is None:
+            return None
+        is_open = {a.args[0] for a in view.init if a.predicate == "opened" and a.args}
+        closing = {c.focus: c.atom for c in cands if c.atom.predicate == "closed" and not c.holds
+                   and c.focus in is_open and c.focus not in an.excluded}
+        kinds = {o for mm in lex.mentions(m.group("span") or m.group("after") or "") for o in mm.objects}
+        if m.group("at") is not None:  # "close everything on the counter": what is open there
+            rest = re.split(r"[,.;!?]|\b(?:and|then|but)\b", said[m.end():], maxsplit=1)[0]
+            places = set(view.place.values())
+            at = next((o for mm in lex.mentions(rest) for o in sorted(mm.objects) if o in places), None)
+            named = {o for mm in lex.mentions(m.group(0)) for o in mm.objects}  # "all the bottles on ..."
+            kinds = {o for o in closing if at is not None and view.place.get(o) == at and (not named or o in named)}
+            if not kinds:
+                return None
+        targets = sorted(o for o in closing if not kinds or o in kinds)
+        if not targets:
+            return None
+        return GoalCandidate(tuple(closing[o] for o in targets), 1.0, "all")
+
+    @staticmethod
     def _liquid_sources(an: Analysis, view: SceneView) -> dict[str, frozenset[str]]:
         """class -> the named portions of that liquid whose vessel, or the vessel's place, the
         instruction names too, where that is some but not all of them (round 11)."""
@@ -872,7 +913,7 @@ class GoalSearcher:
         if self.options.multistep_refs:
             clauses = self._shared_predicates(clauses, lex)
         if self.options.empty_clauses:  # "..., but." once the kept part is cut out; "..., thanks"
-            clauses = [c for c in clauses if not _asks_nothing(c)]
+            clauses = [c for c in clauses if not _asks_nothing(c, self.options.courtesy_tags)]
         out: list[str] = []
         for cl in clauses:
             words = _WORD.findall(cl.lower())
@@ -1201,6 +1242,9 @@ class GoalSearcher:
                 objs |= set(m.objects)
         if not objs:
             return out
+        if self.options.vessel_focus:  # (round 15) "boil the kettle": the water in it is about the kettle
+            objs |= {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
+                     and len(c.atom.args) == 2 and c.atom.args[1] in objs}
         for i, c in enumerate(cands):
             if c.focus not in objs:
                 out[i] -= self.options.w_clause_object
@@ -1687,9 +1731,48 @@ def _statement(clause: str) -> bool:
     return bool(_STATEMENT_OPEN.match(clause.replace("’", "'"))) and is_need_statement(clause)
 
 
-def _asks_nothing(clause: str) -> bool:
-    """A clause of only conjunctions and courtesy words ("but.", "thanks")."""
-    return set(_WORD.findall(clause.lower())) <= _FILLER_WORDS
+def _asks_nothing(clause: str, courtesy: bool = False) -> bool:
+    """A clause of only conjunctions and courtesy words ("but.", "thanks"); with ``courtesy``
+    (round 15) also a courtesy tag ("would you?", "if you don't mind", "when you get a chance")."""
+    return set(_WORD.findall(clause.lower())) <= _FILLER_WORDS or bool(
+        courtesy and _COURTESY_TAG.match(clause.replace("’", "'")))
+
+
+#: (round 15) "close everything that's open", "shut whatever's been left open", "close all
+#: the open ones", "shut every window and door that's still open"
+_CLOSE_OPEN = re.compile(
+    r"\b(?:close|shut)\s+(?:up\s+)?(?:all|every|each|any)(?:\s+of)?\s+(?:the\s+)?(?:open|opened)\b(?P<after>[^.;!?,]*)|"
+    r"\b(?:close|shut)\s+(?:up\s+)?(?:(?:all|every|each|any)(?:thing)?|whatever|everything|anything)(?:\s+of)?"
+    r"(?:\s+(?:the|those|these))?(?P<span>[^.;!?]*?)(?:\s+(?:that|which|what|who))?(?:'s|'re|\s+is|\s+are|\s+was|"
+    r"\s+were|\s+has\s+been|\s+have\s+been|'s\s+been|'ve\s+been|\s+got)?(?:\s+(?:been|still|left|hanging|"
+    r"standing|lying|sitting|wide|all))*\s+(?:open|opened|ajar)\b|"
+    r"\b(?:close|shut)\s+(?:up\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?\w+|every\s+\w+|each\s+\w+)"
+    r"(?=\s+(?:on|in|inside|at)\s)(?P<at>)", re.IGNORECASE)
+
+
+def _without_courtesy(text: str) -> str:
+    """``text`` without a leading or trailing courtesy tag ("boil the kettle, would you?")."""
+    head = _COURTESY_HEAD.match(text)
+    if head and _WORD.search(text[head.end():].lower()):
+        text = text[head.end():]
+    tail = _COURTESY_TAIL.search(text)
+    if tail and _COURTESY_TAG.match(tail.group(1).replace("’", "'")) and _WORD.search(text[:tail.start()].lower()):
+        text = text[:tail.start()] + "."
+    return text
+
+
+#: a trailing clause after a comma, dash or semicolon; a leading "if you would / when you can,"
+_COURTESY_TAIL = re.compile(r"\s*[,;\u2013\u2014-]\s*([^,;.!?\u2013\u2014]*[.!?]*)\s*$")
+_COURTESY_HEAD = re.compile(r"^\s*(?:if\s+you\s+(?:would|could|can|don't\s+mind|do\s+not\s+mind|get\s+a\s+chance)|"
+                            r"when\s+you\s+(?:can|get\s+a\s+(?:chance|sec|second|moment|minute)))\s*,\s*", re.IGNORECASE)
+#: (round 15) a clause that only softens a request
+_COURTESY_TAG = re.compile(
+    r"^\W*(?:please\s+)?(?:(?:would|could|can|will|won't)\s+you(?:\s+please)?(?:\s+(?:do\s+that|mind))?|"
+    r"if\s+you\s+(?:would|could|can|like|please|don't\s+mind|do\s+not\s+mind|wouldn't\s+mind|get\s+(?:a|the)\s+chance)|"
+    r"when\s+you\s+(?:can|get\s+a\s+(?:chance|sec|second|moment|minute)|have\s+a\s+(?:sec|second|moment|minute))|"
+    r"if\s+(?:that's|it's|that\s+is|it\s+is)\s+(?:ok|okay|alright|all\s+right|fine)|if\s+possible|"
+    r"(?:there's|that's)\s+a\s+(?:love|dear|good\s+\w+)|no\s+rush|no\s+hurry|when\s+you're\s+free)"
+    r"(?:\s+(?:please|thanks|mate|love))?\W*$", re.IGNORECASE)
 
 
 #: a destination preposition right before a place's name ("into the", "over to my", "back on the")
