@@ -734,11 +734,52 @@ def held_by(view: SceneView, place: str, every_place: bool = False) -> set[str]:
     return {o for o in out if o not in view.humans and o not in view.robots}
 
 
+#: (round 15) a relative clause saying what a group's members hold: "the bowls that have nuts in
+#: them", "the jars with buttons in", "the tins that are full of screws", "... that are empty"
+_HOLDING = re.compile(
+    r"\b(?:(?:that|which)(?:'s|'re|\s+(?:has|have|had|is|are))?\s+(?:got\s+|still\s+)?(?:has\s+|have\s+)?"
+    r"(?:got\s+)?(?:contains?|holds?|has|have|had|got)?\s*|with\s+)(?P<what>[^,.;!?]+?)\s+"
+    r"(?:in|inside)(?:\s+(?:it|them))?(?=\s*(?:[,.;!?]|$|\b(?:and|then|but|on|onto|to|into|over)\b))|"
+    r"\b(?:that|which)(?:'s|'re|\s+(?:is|are))\s+(?:full\s+of|filled\s+with)\s+(?P<full>[^,.;!?]+?)"
+    r"(?=\s*(?:[,.;!?]|$|\b(?:and|then|but|on|onto|to|into|over)\b))", re.IGNORECASE)
+_EMPTY_ONE = re.compile(r"\b(?:the\s+)?empty\s+(?:ones?|\w+)\b|\b(?:that|which)(?:'s|'re|\s+(?:is|are))\s+empty\b|"
+                        r"\b(?:that|which)\s+(?:has|have)\s+nothing\s+in\b", re.IGNORECASE)
+
+
+def _holds_nothing(view: SceneView, o: str, every_place: bool) -> bool:
+    return not held_by(view, o, every_place) and not any(
+        a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] == o for a in view.init)
+
+
+def _by_contents(text: str, spans, group: set[str], excluded: set[str], view: SceneView, lex: "Lexicon",
+                 every_place: bool) -> tuple[set[str], set[str], str]:
+    """Round 15 (``contents``): a group's members narrowed by what they hold, or an "empty one"
+    said in a negated span left out."""
+    said = text.replace("’", "'")
+    for m in _HOLDING.finditer(said):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        what = m.group("what") or m.group("full") or ""
+        if re.fullmatch(r"\s*(?:nothing|no\s+\w+)\s*", what, re.IGNORECASE):
+            kept = {o for o in group if _holds_nothing(view, o, every_place)}
+        else:
+            things = {o for mm in lex.mentions(what) for o in mm.objects}
+            kept = {o for o in group if things & held_by(view, o, every_place)}
+        if kept:
+            return kept, excluded, m.group(0)
+    for a, b in spans:  # "take the bowls through, though not the empty one"
+        if _EMPTY_ONE.search(said[a:b]):
+            empty = {o for o in group if _holds_nothing(view, o, every_place)}
+            if empty and empty != group:
+                excluded = excluded | empty
+    return group, excluded, ""
+
+
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
-            subject_negation: bool = False, conjoined: bool = False) -> Analysis:
+            subject_negation: bool = False, conjoined: bool = False, contents: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -844,6 +885,10 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
                     source, group = place, here
         if not group and not has_all:
             group = set()
+    if contents and group:  # (round 15) "the bowls that have nuts in them", "not the empty one"
+        group, excluded, said = _by_contents(instruction, spans, group, excluded, view, lex, every_place)
+        if said:  # the words scored say "two of the bowls", not "... in them" (no destination)
+            positive = re.sub(r"\s+", " ", positive.replace("’", "'").replace(said, " ")).strip()
     group -= excluded
     if group and len(group) < 2 and count is None:
         group = set()

@@ -367,6 +367,15 @@ class SearchOptions:
     #: "shut whatever's been left open", "close every cupboard and drawer that's open": the
     #: closing of each thing open now (of the kinds named between, if any)
     open_ones: bool = True
+    #: "two of the bowls that have nuts in them", "the bowls, though not the empty one": a
+    #: group's members narrowed by what they hold (mentions.analyze ``contents``)
+    contents_clauses: bool = True
+    #: "hand me two of the bowls", "pass me the tape": a giving verb with "me" as its first
+    #: object makes the person's hand-overs gain this much (0: off)
+    w_hand_me: float = 0.1
+    #: "whatever's on the coffee table, bring it here": "whatever is on / in" a place is
+    #: everything on / in it
+    whatever_all: bool = True
 
 
 @dataclass(frozen=True)
@@ -572,13 +581,17 @@ class GoalSearcher:
             instruction = _along_with(instruction)
         if opts.courtesy_tags:
             instruction = _without_courtesy(instruction)
+        if opts.whatever_all and _WHATEVER.search(instruction.replace("’", "'")):
+            # (round 15) "whatever's on the coffee table": everything on it
+            instruction = _WHATEVER.sub(lambda m: "everything " + m.group(1), instruction.replace("’", "'"))
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
                          keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
                          more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all,
                          place_pronoun=opts.place_pronoun, every_place=opts.every_place,
-                         subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts)
+                         subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
+                         contents=opts.contents_clauses)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -635,6 +648,8 @@ class GoalSearcher:
             scores = scores + self._left_out(an, cands, view)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
+        if opts.w_hand_me and _HAND_ME.search(text):  # (round 15) "hand me two bowls": a hand-over
+            scores = scores + opts.w_hand_me * np.array([c.frame == "inhand/?/human" for c in cands], dtype=float)
         if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
             scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
         order = list(np.argsort(-scores, kind="stable"))
@@ -1748,6 +1763,14 @@ _CLOSE_OPEN = re.compile(
     r"standing|lying|sitting|wide|all))*\s+(?:open|opened|ajar)\b|"
     r"\b(?:close|shut)\s+(?:up\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?\w+|every\s+\w+|each\s+\w+)"
     r"(?=\s+(?:on|in|inside|at)\s)(?P<at>)", re.IGNORECASE)
+
+
+#: (round 15) "whatever's on", "whatever is left in", "whatever's lying about on"
+_WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s+was)?(?:\s+(?:left|lying|sitting|"
+                       r"still|been|about|around|kept|stored))*\s+(on|in|inside|out\s+of|off|from)\b", re.IGNORECASE)
+#: (round 15) a giving verb whose first object is the person
+_HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find|fish)\s+me\b(?!\s+(?:to|a\s+hand|know))",
+                      re.IGNORECASE)
 
 
 def _without_courtesy(text: str) -> str:
