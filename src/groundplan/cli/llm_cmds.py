@@ -240,8 +240,8 @@ def goal_command(scene: Path = typer.Option(..., "--scene", help="scene file (.t
         else:
             task = build(str(scene), skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace,
                          infer=infer)
-        for w in task.warnings:  # the one line naming the classes whose affordances were inferred
-            if w.startswith("affordances inferred for"):
+        for w in task.warnings:  # the classes whose affordances were inferred; objects placed nowhere
+            if w.startswith("affordances inferred for") or "so no action can reach" in w:
                 _err.print(fail_line("warning", w))
         if strategy is None:
             strategy = "prompt" if (constrained or show_prompt or show_answer) else "goalsearch"

@@ -201,17 +201,25 @@ def _pddl_name(name: str) -> str:
 def _unplaced(sc: Scene, init: set[Atom]) -> list[str]:
     """One warning for the objects listed under a location that no initial fact names: no
     action can reach them (a location's list says where an object is hidden until explored;
-    the facts, such as ``on mug0 table0``, say how it lies there)."""
+    the facts, such as ``on mug0 table0``, say how it lies there); and one for the objects
+    that no fact names and no location lists (an object the author forgot to place)."""
     named = {a for f in init for a in f.args}
     present = {o.name for o in sc.objects}
     loose = [(o, loc.name) for loc in sc.locations for o in loc.contents if o in present and o not in named]
+    listed = {o for loc in sc.locations for o in loc.contents} | {loc.name for loc in sc.locations}
+    agents = {a.name for a in sc.agents}
+    nowhere = [o.name for o in sc.objects if o.name not in named and o.name not in listed and o.name not in agents]
+    out = [f"{len(nowhere)} object{'s' * (len(nowhere) != 1)} of the scene appear{'s' * (len(nowhere) == 1)} in no "
+           f"fact and under no location, so no action can reach {'them' if len(nowhere) != 1 else 'it'}: "
+           + ", ".join(nowhere[:8]) + (f" and {len(nowhere) - 8} more" if len(nowhere) > 8 else "")
+           + f" (add a fact such as 'on {nowhere[0]} <place>')"] if nowhere else []
     if not loose:
-        return []
+        return out
     o, where = loose[0]
     names = ", ".join(n for n, _ in loose[:8]) + (f" and {len(loose) - 8} more" if len(loose) > 8 else "")
     return [f"{len(loose)} object{'s' * (len(loose) != 1)} listed under locations appear{'s' * (len(loose) == 1)} "
             f"in no fact, so no action can reach {'them' if len(loose) != 1 else 'it'}: {names} (add facts such as "
-            f"'on {o} {where}' or 'in {o} {where}')"]
+            f"'on {o} {where}' or 'in {o} {where}')"] + out
 
 
 def _undeclared_types(domain: Domain, skillset: SkillSet) -> list[str]:

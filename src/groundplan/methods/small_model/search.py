@@ -376,6 +376,15 @@ class SearchOptions:
     #: "whatever's on the coffee table, bring it here": "whatever is on / in" a place is
     #: everything on / in it
     whatever_all: bool = True
+    #: "take the cheese out, cut it up on the board and put it on a plate": a clause whose state
+    #: verb is about its pronoun's object picks that state (its place comes as its companion)
+    pronoun_states: bool = True
+    #: "empty the basket onto the counter and then pass me the basket": a group said only by its
+    #: source place keeps the other clauses
+    source_clause: bool = True
+    #: "I'm sorting the toolbox, so take everything out of it and put it on the shelf": a
+    #: statement beside a group's clauses adds no atom of its own
+    statement_context: bool = True
 
 
 @dataclass(frozen=True)
@@ -863,7 +872,7 @@ class GoalSearcher:
         is_open = {a.args[0] for a in view.init if a.predicate == "opened" and a.args}
         closing = {c.focus: c.atom for c in cands if c.atom.predicate == "closed" and not c.holds
                    and c.focus in is_open and c.focus not in an.excluded}
-        kinds = {o for mm in lex.mentions(m.group("span") or m.group("after") or "") for o in mm.objects}
+        kinds = {o for mm in lex.mentions(m.group("span") or m.group("after") or "") for o in mm.objects} & set(closing)
         if m.group("at") is not None:  # "close everything on the counter": what is open there
             rest = re.split(r"[,.;!?]|\b(?:and|then|but)\b", said[m.end():], maxsplit=1)[0]
             places = set(view.place.values())
@@ -968,6 +977,10 @@ class GoalSearcher:
         at = [k for k, cl in enumerate(clauses) if any(m.objects & members for m in lex.mentions(cl))
               or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(
                   quantifier_text(cl, self.options.cue_words, self.options.adverb_all).lower()))]
+        if not at and self.options.source_clause and an is not None and an.source is not None:
+            # (round 15) "empty the basket onto the counter and then pass me the basket": the group's
+            # clause is the first that names where it is taken from
+            at = [k for k, cl in enumerate(clauses) if any(an.source in m.objects for m in lex.mentions(cl))]
         if not at:
             return multi
         g = at[0]
@@ -982,7 +995,8 @@ class GoalSearcher:
             # "... put them in the sink, then put the rack on the shelf")
             clauses = tuple(cl for k, cl in enumerate(clauses) if k == g or _CLOSE.search(cl) or (
                 self.options.group_other_clauses and not _PRONOUN.search(cl) and lex.mentions_simple(cl)
-                and not all(o in members for m in lex.mentions(cl) for o in m.objects)))
+                and not all(o in members for m in lex.mentions(cl) for o in m.objects)
+                and not (self.options.statement_context and _statement(cl))))
             members = frozenset()
         if members:
             s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
@@ -1034,6 +1048,7 @@ class GoalSearcher:
         agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
         states = self.options.state_verbs and lex is not None
         for k, cl in enumerate(clauses):
+            sb = np.zeros(len(cands))
             if len(clauses) == 1:
                 s = full_scores
             else:
@@ -1116,6 +1131,8 @@ class GoalSearcher:
                         # "fill it from the jug": the pronoun is the container the liquid goes into
                         same += [j for j in range(len(cands)) if cands[j].atom.predicate == "liquid_in"
                                  and cands[j].atom.args[1] in refs and not cands[j].holds]
+                if same and self.options.pronoun_states and any(sb[j] > 0 for j in same):
+                    same = [j for j in same if sb[j] > 0]  # (round 15) "cut it up on the board": the cutting
                 if same:
                     i = max(same, key=lambda j: s[j])
             chosen.append(i)
