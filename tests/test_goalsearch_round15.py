@@ -106,3 +106,34 @@ def test_an_object_placed_nowhere_is_warned_about():
     scene = parse_yaml_scene(text, file="w.yaml")
     warned = _unplaced(scene, set(scene.facts))
     assert len(warned) == 1 and "jar0" in warned[0] and "mug0" not in warned[0]
+
+
+def test_a_liquid_is_not_cleaned(encoder, flat):
+    from groundplan.methods import get_method
+    from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
+    for on in (True, False):
+        s = GoalSearcher(encoder, options=SearchOptions(liquid_states=on))
+        cands = s.scene(flat.domain, flat.problem)[1]
+        assert any(c.atom == A("clean", "milk0") for c in cands) is not on
+    assert get_method("goalsearch")  # the registry still builds the default
+
+
+def test_a_pronoun_handed_over_after_filling_is_the_vessel(encoder, flat):
+    said = "tip the cereal into the bowl and then pass it to me"
+    assert _top(encoder, flat, said) == {A("in", "cereal0", "bowl0"), A("inhand", "bowl0", "human0")}
+    assert A("inhand", "bowl0", "human0") not in _top(encoder, flat, said, carried_vessel=False)
+
+
+def test_what_a_clause_adds_goes_into_the_vessel_before(encoder, flat):
+    said = "pour a little milk into the mug, then add the peanuts"
+    assert A("in", "peanuts0", "mug0") in _top(encoder, flat, said) or \
+        A("in", "peanuts1", "mug0") in _top(encoder, flat, said)
+    off = _top(encoder, flat, said, add_to=False)
+    assert A("in", "peanuts0", "mug0") not in off and A("in", "peanuts1", "mug0") not in off
+
+
+def test_a_fetching_step_adds_no_state(encoder, flat):
+    said = "Get the milk, pour a splash into the empty bowl and bring it to me."
+    want = {A("liquid_in", "milk0", "bowl2"), A("inhand", "bowl2", "human0")}
+    assert _top(encoder, flat, said) == want
+    assert _top(encoder, flat, said, fetch_steps=False, liquid_states=False) != want

@@ -192,6 +192,8 @@ class CandidateOptions:
     class_uses: bool = True
     #: round 5: cups, mugs and glasses hold things too, and so do the classes of ``OPEN_CONTAINERS``
     open_containers: bool = True
+    #: round 15: a liquid is not cleaned or wetted ("get the milk" is no "clean the milk")
+    liquid_states: bool = True
 
 
 def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] = None,
@@ -218,7 +220,8 @@ def enumerate_atoms(domain: Domain, problem: Problem, view: Optional[SceneView] 
             if len(set(args)) < len(args):
                 continue
             atom = Atom(pred.name, tuple(args))
-            if options.affordance_pruning and not _plausible(atom, view, is_a, options.open_containers):
+            if options.affordance_pruning and not _plausible(atom, view, is_a, options.open_containers,
+                                                             options.liquid_states):
                 continue
             focus = args[1] if pred.name == "at" else args[0]
             affs = tuple(a for a in _AFFORDANCE_ORDER if is_a(args[0], a)) if options.use_phrases else ()
@@ -249,8 +252,10 @@ OPEN_CONTAINERS = frozenset({"bowl", "box", "basket", "bucket", "cup", "mug", "g
                              "tote", "hamper", "case", "chest", "organizer", "dish", "pan", "saucepan", "tray"})
 
 
-def _plausible(atom: Atom, view: SceneView, is_a, open_containers: bool = True) -> bool:
+def _plausible(atom: Atom, view: SceneView, is_a, open_containers: bool = True, liquid_states: bool = False) -> bool:
     p, args = atom.predicate, atom.args
+    if liquid_states and p in ("clean", "wet") and len(args) == 1 and is_a(args[0], "liquid"):
+        return False  # nobody washes the milk
     agents = set(view.humans) | set(view.robots)
     if p in ("on", "in", "inhand", "liquid_in") and args:
         obj = args[0]

@@ -385,6 +385,16 @@ class SearchOptions:
     #: "I'm sorting the toolbox, so take everything out of it and put it on the shelf": a
     #: statement beside a group's clauses adds no atom of its own
     statement_context: bool = True
+    #: no cleaning or wetting atom for a liquid (candidates.CandidateOptions ``liquid_states``)
+    liquid_states: bool = True
+    #: "tip the cereal into the bowl and bring it to me": a pronoun handed over after something was
+    #: put in or on a carried thing is that thing (the bowl, cereal and all)
+    carried_vessel: bool = True
+    #: "pour milk into the bowl, add the cereal": what a clause adds goes into the vessel before
+    add_to: bool = True
+    #: "get the milk, pour some into the bowl ...": a state chosen by a fetching step for a thing
+    #: a later atom names is dropped
+    fetch_steps: bool = True
 
 
 @dataclass(frozen=True)
@@ -455,7 +465,8 @@ class GoalSearcher:
                self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
                self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
                self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can,
-               self.options.more_descriptors, self.options.unplaced, self.options.place_modifiers)
+               self.options.more_descriptors, self.options.unplaced, self.options.place_modifiers,
+               self.options.liquid_states)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
@@ -481,7 +492,7 @@ class GoalSearcher:
 
             cands = enumerate_atoms(domain, problem, view, CandidateOptions(
                 self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases,
-                self.options.class_uses, self.options.open_containers), uses_of=uses_of)
+                self.options.class_uses, self.options.open_containers, self.options.liquid_states), uses_of=uses_of)
             types = domain.types
 
             def is_a(o: str, t: str) -> bool:
@@ -1045,6 +1056,7 @@ class GoalSearcher:
     def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner,
                      bonus=None, lex: Optional[Lexicon] = None) -> Optional[GoalCandidate]:
         chosen: list[int] = []
+        fetched: set[int] = set()  # atoms of "get the milk" steps (round 15, ``fetch_steps``)
         agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
         states = self.options.state_verbs and lex is not None
         for k, cl in enumerate(clauses):
@@ -1068,8 +1080,11 @@ class GoalSearcher:
                     s = s + self._dest_bonus(cl, cands, lex)
             i = int(np.argmax(s))
             lid = self._lid(cl, chosen, cands, lex) if states and self.options.multistep_refs else None
+            added = self._added(cl, chosen, cands, lex, s) if self.options.add_to and chosen else None
             if lid is not None:
                 i = lid
+            elif added is not None:  # (round 15) "pour milk into the bowl, add the cereal": into the bowl
+                i = added
             elif self.options.multistep_refs and _SOURCE_PRONOUN.search(cl) and not _PRONOUN.search(
                     _SOURCE_PRONOUN.sub(" ", cl)):
                 pass  # "fill a cup from it": the pronoun is where the thing comes from, not the thing
@@ -1093,6 +1108,10 @@ class GoalSearcher:
                 refs = {prev.args[0] if prev.predicate != "at" else prev.args[-1]}
                 opens = re.search(r"\b(close|shut|open)\b", cl, re.IGNORECASE)
                 if opens and prev.predicate in ("in", "on"):
+                    refs = {prev.args[1]}
+                elif self.options.carried_vessel and prev.predicate in ("in", "on") and _HAND_OVER.search(cl) and any(
+                        c.frame == "inhand/?/human" and c.focus == prev.args[1] for c in cands):
+                    # (round 15) "tip the cereal into the bowl and bring it to me": the bowl, cereal and all
                     refs = {prev.args[1]}
                 elif prev.predicate == "liquid_in":
                     # "pour water in the cup and hand it to me": the cup; "... and warm it up": either
@@ -1136,6 +1155,8 @@ class GoalSearcher:
                 if same:
                     i = max(same, key=lambda j: s[j])
             chosen.append(i)
+            if k < len(clauses) - 1 and _FETCH_STEP.match(cl):
+                fetched.add(i)
             if states and cands[i].atom.predicate in _STATE_PREDICATES and not (
                     self.options.instruments and cands[i].atom.predicate in ("clean", "wet")):
                 j = self._companion(cl, cands[i], cands, lex)
@@ -1149,10 +1170,29 @@ class GoalSearcher:
             by_focus.pop(key, None)
             by_focus[key] = i
         picked = list(by_focus.values())
+        if self.options.fetch_steps and len(picked) >= 2:
+            # (round 15) "get the milk, pour some into the bowl ...": fetching is a step on the way; a
+            # state its clause chose for a thing a later atom also names is dropped
+            picked = [i for i in picked if not (i in fetched and len(cands[i].atom.args) == 1 and any(
+                cands[i].focus in cands[j].atom.args for j in picked if j != i))]
         if len(picked) < 2:
             return None
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
                              "clauses")
+
+    @staticmethod
+    def _added(cl: str, chosen, cands, lex: Lexicon, s) -> Optional[int]:
+        """Round 15 (``add_to``): "add the cereal", "stir in the sugar", "throw in the carrots": the
+        thing a clause adds goes into the vessel the clause before filled or put something in."""
+        if not _ADD.match(cl):
+            return None
+        prev = cands[chosen[-1]].atom
+        if prev.predicate not in ("in", "liquid_in") or len(prev.args) != 2:
+            return None
+        things = {o for m in lex.mentions(cl) if not m.category for o in m.objects} - {prev.args[1]}
+        into = [j for j, c in enumerate(cands) if c.atom.predicate in ("in", "liquid_in") and len(c.atom.args) == 2
+                and c.atom.args[1] == prev.args[1] and c.atom.args[0] in things and not c.holds]
+        return max(into, key=lambda j: s[j]) if into else None
 
     def _clause_refs(self, cl: str, chosen, cands, lex: Lexicon, *, person: bool = True) -> np.ndarray:
         """Who and which, within one clause: "... to me" hands to the person, not the robot's hand;
@@ -1785,6 +1825,17 @@ _CLOSE_OPEN = re.compile(
 #: (round 15) "whatever's on", "whatever is left in", "whatever's lying about on"
 _WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s+was)?(?:\s+(?:left|lying|sitting|"
                        r"still|been|about|around|kept|stored))*\s+(on|in|inside|out\s+of|off|from)\b", re.IGNORECASE)
+#: (round 15) a clause that only fetches something: "get the milk", "grab the jar from the shelf"
+_FETCH_STEP = re.compile(r"^\W*(?:(?:first|and|then|now)\s+)*(?:get|grab|take|fetch|find|pick\s+up|take\s+out|get\s+out)"
+                         r"(?!\s+(?:me|us)\b)(?![^,.;]*\b(?:to|for)\s+me\b)\b", re.IGNORECASE)
+#: (round 15) a clause that adds something: "add the cereal", "then stir in the sugar"
+_ADD = re.compile(r"^\W*(?:(?:and|then|now|also)\s+)*(?:add|stir\s+in|mix\s+in|throw\s+in|tip\s+in|pop\s+in|"
+                  r"drop\s+in|put\s+in|sprinkle\s+in|toss\s+in)\b|^\W*(?:(?:and|then|now|also)\s+)*(?:tip|put|pop|throw|"
+                  r"drop|chuck|pour|stir|toss|sprinkle)\s+(?:the\s+|some\s+|a\s+bit\s+of\s+)?\w+(?:\s+\w+)?\s+in"
+                  r"(?:\s+too|\s+as\s+well)?\W*$", re.IGNORECASE)
+#: (round 15) a clause that hands or carries something
+_HAND_OVER = re.compile(r"\b(?:bring|give|hand|pass|fetch|carry|take)\b[^,.;]*\b(?:me|over|here|through)\b|"
+                        r"\b(?:bring|give|hand|pass)\s+(?:it|them)\b", re.IGNORECASE)
 #: (round 15) a giving verb whose first object is the person
 _HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find|fish)\s+me\b(?!\s+(?:to|a\s+hand|know))",
                       re.IGNORECASE)
