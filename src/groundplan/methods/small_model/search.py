@@ -668,7 +668,8 @@ class GoalSearcher:
             scores = scores + self._left_out(an, cands, view)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
-        if opts.w_hand_me and _HAND_ME.search(text):  # (round 15) "hand me two bowls": a hand-over
+        if opts.w_hand_me and (_HAND_ME.search(text) or (_FOR_ME.search(text) and not _DEST_SAID.search(text))):
+            # (round 15) "hand me two bowls", "grab two mugs for us": a hand-over
             scores = scores + opts.w_hand_me * np.array([c.frame == "inhand/?/human" for c in cands], dtype=float)
         if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
             scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
@@ -1824,7 +1825,9 @@ _CLOSE_OPEN = re.compile(
 
 #: (round 15) "whatever's on", "whatever is left in", "whatever's lying about on"
 _WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s+was)?(?:\s+(?:left|lying|sitting|"
-                       r"still|been|about|around|kept|stored))*\s+(on|in|inside|out\s+of|off|from)\b", re.IGNORECASE)
+                       r"still|been|about|around|kept|stored))*\s+(on|in|inside|out\s+of|off|from)\b"
+                       r"(?![^,.;!?]*\b(?:is|are|will|would|'ll|should|does|do)\s+(?:be\s+)?(?:fine|ok|okay|good|great|"
+                       r"alright|all\s+right|do|work)\b)", re.IGNORECASE)
 #: (round 15) a clause that only fetches something: "get the milk", "grab the jar from the shelf"
 _FETCH_STEP = re.compile(r"^\W*(?:(?:first|and|then|now)\s+)*(?:get|grab|take|fetch|find|pick\s+up|take\s+out|get\s+out)"
                          r"(?!\s+(?:me|us)\b)(?![^,.;]*\b(?:to|for)\s+me\b)\b", re.IGNORECASE)
@@ -1837,8 +1840,12 @@ _ADD = re.compile(r"^\W*(?:(?:and|then|now|also)\s+)*(?:add|stir\s+in|mix\s+in|t
 _HAND_OVER = re.compile(r"\b(?:bring|give|hand|pass|fetch|carry|take)\b[^,.;]*\b(?:me|over|here|through)\b|"
                         r"\b(?:bring|give|hand|pass)\s+(?:it|them)\b", re.IGNORECASE)
 #: (round 15) a giving verb whose first object is the person
-_HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find|fish)\s+me\b(?!\s+(?:to|a\s+hand|know))",
-                      re.IGNORECASE)
+_HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find|fish)\s+(?:me|us)\b"
+                      r"(?!\s+(?:to|a\s+hand|know))", re.IGNORECASE)
+_FOR_ME = re.compile(r"\b(?:grab|get|fetch|bring|find|fish\s+out|dig\s+out)\b[^,.;!?]*\bfor\s+(?:me|us)\b|"
+                     r"^\W*(?:(?:please|could\s+you|can\s+you|would\s+you|will\s+you)\s+)?(?:bring|fetch)\b", re.IGNORECASE)
+_DEST_SAID = re.compile(r"\b(?:on|onto|in|into|inside|to|under|next\s+to|beside)\s+(?:the|a|an|my|your|our|this|that)\b",
+                        re.IGNORECASE)
 
 
 def _without_courtesy(text: str) -> str:
