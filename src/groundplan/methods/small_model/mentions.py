@@ -746,6 +746,22 @@ _EMPTY_ONE = re.compile(r"\b(?:the\s+)?empty\s+(?:ones?|\w+)\b|\b(?:that|which)(
                         r"\b(?:that|which)\s+(?:has|have)\s+nothing\s+in\b", re.IGNORECASE)
 
 
+_ON_PLACE = re.compile(r"\s+(?:on|in|inside|from|off|under)\s+(?:the|my|your|our|that|this)\s+", re.IGNORECASE)
+
+
+def _placed_one(text: str, m: "Mention", kept, view: SceneView) -> Optional[str]:
+    """Round 15: of the objects a mention names, the one on or in the place said right after it
+    ("the basket on the shelf", "the box in the cupboard"); None unless exactly one."""
+    after = _ON_PLACE.match(text, m.end)
+    if after is None:
+        return None
+    where = next((x for x in kept if x.start == after.end() and not x.category), None)
+    if where is None:
+        return None
+    there = {o for o in m.objects if view.place.get(o) in where.objects}
+    return next(iter(there)) if len(there) == 1 else None
+
+
 def _holds_nothing(view: SceneView, o: str, every_place: bool) -> bool:
     return not held_by(view, o, every_place) and not any(
         a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] == o for a in view.init)
@@ -779,7 +795,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             groups: bool = True, keep: bool = False, singular_all: bool = False,
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
-            subject_negation: bool = False, conjoined: bool = False, contents: bool = False) -> Analysis:
+            subject_negation: bool = False, conjoined: bool = False, contents: bool = False,
+            nested_places: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -862,6 +879,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             if not said and not later and not _NO_DEST.search(instruction):
                 continue
             place = next(iter(m.objects)) if len(m.objects) == 1 else None
+            if place is None and nested_places:  # (round 15) "the basket on the shelf": the one there
+                place = _placed_one(instruction, m, kept, view)
             if place is None:
                 continue
             here = held_by(view, place, every_place)

@@ -395,6 +395,9 @@ class SearchOptions:
     #: "get the milk, pour some into the bowl ...": a state chosen by a fetching step for a thing
     #: a later atom names is dropped
     fetch_steps: bool = True
+    #: "tip everything out of the basket on the shelf": of several baskets, the group's source is
+    #: the one on the place said right after it (mentions.analyze ``nested_places``)
+    nested_places: bool = True
 
 
 @dataclass(frozen=True)
@@ -611,7 +614,7 @@ class GoalSearcher:
                          more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all,
                          place_pronoun=opts.place_pronoun, every_place=opts.every_place,
                          subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
-                         contents=opts.contents_clauses)
+                         contents=opts.contents_clauses, nested_places=opts.nested_places)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -668,9 +671,7 @@ class GoalSearcher:
             scores = scores + self._left_out(an, cands, view)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
-        if opts.w_hand_me and (_HAND_ME.search(text) or (_FOR_ME.search(text) and not _DEST_SAID.search(text))):
-            # (round 15) "hand me two bowls", "grab two mugs for us": a hand-over
-            scores = scores + opts.w_hand_me * np.array([c.frame == "inhand/?/human" for c in cands], dtype=float)
+        scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
         if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
             scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
         order = list(np.argsort(-scores, kind="stable"))
@@ -1015,6 +1016,7 @@ class GoalSearcher:
             s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
             if self.options.destinations:
                 s = s + self._dest_bonus(clauses[g], cands, lex)
+            s = s + self._hand_me(text, cands)
             group = self._group_goal(an, cands, s, list(np.argsort(-s, kind="stable")))
             if group is None:
                 return multi
@@ -1181,6 +1183,16 @@ class GoalSearcher:
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
                              "clauses")
 
+    def _hand_me(self, text: str, cands) -> np.ndarray:
+        """Round 15 (``w_hand_me``): a giving verb with "me" ("hand me two bowls"), a fetch "for
+        us" or a bare "bring the X" without a destination, or a verbless "two X, please": the
+        person's hand-overs gain ``w_hand_me``."""
+        w = self.options.w_hand_me
+        if not w or not (_HAND_ME.search(text) or (_FOR_ME.search(text) and not _DEST_SAID.search(text))
+                         or _VERBLESS.match(text.replace("’", "'"))):
+            return np.zeros(len(cands))
+        return w * np.array([c.frame == "inhand/?/human" for c in cands], dtype=float)
+
     @staticmethod
     def _added(cl: str, chosen, cands, lex: Lexicon, s) -> Optional[int]:
         """Round 15 (``add_to``): "add the cereal", "stir in the sugar", "throw in the carrots": the
@@ -1339,6 +1351,9 @@ class GoalSearcher:
             pm = _DEST_PREP.search(low[max(0, m.start - 30):m.start]) if hit else None
             if pm is None or _NOT_DEST.search(low[max(0, m.start - 60):pm.start(1)]):
                 continue
+            if self.options.nested_places and pm.group(1) in ("on", "in", "inside") and \
+                    _SOURCE_CHAIN.search(low[max(0, m.start - 60):max(0, m.start - 30) + pm.start(1)]):
+                continue  # (round 15) "from the box on the shelf": where the box is, no destination
             kind = _PREP_KIND.get(re.sub(r"\s+", " ", pm.group(1)).removeprefix("back "), "")
             for o in hit:
                 dests[o] = kind
@@ -1828,6 +1843,8 @@ _WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s
                        r"still|been|about|around|kept|stored))*\s+(on|in|inside|out\s+of|off|from)\b"
                        r"(?![^,.;!?]*\b(?:is|are|will|would|'ll|should|does|do)\s+(?:be\s+)?(?:fine|ok|okay|good|great|"
                        r"alright|all\s+right|do|work)\b)", re.IGNORECASE)
+#: (round 15) a source right before "on / in the X": "from the box on the shelf"
+_SOURCE_CHAIN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:the|my|your|a|an|that|this|our)\s+(?:\w+\s+){1,2}$")
 #: (round 15) a clause that only fetches something: "get the milk", "grab the jar from the shelf"
 _FETCH_STEP = re.compile(r"^\W*(?:(?:first|and|then|now)\s+)*(?:get|grab|take|fetch|find|pick\s+up|take\s+out|get\s+out)"
                          r"(?!\s+(?:me|us)\b)(?![^,.;]*\b(?:to|for)\s+me\b)\b", re.IGNORECASE)
@@ -1844,6 +1861,9 @@ _HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find
                       r"(?!\s+(?:to|a\s+hand|know))", re.IGNORECASE)
 _FOR_ME = re.compile(r"\b(?:grab|get|fetch|bring|find|fish\s+out|dig\s+out)\b[^,.;!?]*\bfor\s+(?:me|us)\b|"
                      r"^\W*(?:(?:please|could\s+you|can\s+you|would\s+you|will\s+you)\s+)?(?:bring|fetch)\b", re.IGNORECASE)
+#: (round 15) a request without a verb: "two new brake pads from the box on the shelf, please"
+_VERBLESS = re.compile(r"^\W*(?:a|an|some|two|three|four|a\s+couple\s+of|a\s+few|one\s+of\s+the|another)\s+"
+                       r"[a-z\s'-]+?(?:\s+(?:from|out\s+of|off)\s+[a-z\s'-]+)?,?\s+please\W*$", re.IGNORECASE)
 _DEST_SAID = re.compile(r"\b(?:on|onto|in|into|inside|to|under|next\s+to|beside)\s+(?:the|a|an|my|your|our|this|that)\b",
                         re.IGNORECASE)
 
