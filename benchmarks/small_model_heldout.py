@@ -230,6 +230,35 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                       True),
     "no-nested-destinations": ("minus 'serve it on a plate at the table': the plate goes to the table too",
                                {"nested_destinations": False}, True),
+    # round 15 (issue 21)
+    "no-courtesy-tags": ("minus a courtesy tag ('..., would you?') is no clause", {"courtesy_tags": False}, True),
+    "no-vessel-focus": ("minus a clause naming a vessel is about its liquid ('boil the kettle')",
+                        {"vessel_focus": False}, True),
+    "no-open-ones": ("minus closing whatever is open ('shut whatever's been left open')", {"open_ones": False}, True),
+    "no-contents-clauses": ("minus a group narrowed by what it holds ('the bowls that have nuts in them', "
+                            "'not the empty one')", {"contents_clauses": False}, True),
+    "no-hand-me": ("minus 'hand me', 'for us', a bare 'bring' and a verbless 'X, please' favour hand-overs",
+                   {"w_hand_me": 0.0}, True),
+    "no-whatever-all": ("minus 'whatever's on X' is everything on X", {"whatever_all": False}, True),
+    "no-pronoun-states": ("minus a state verb on a pronoun picks the state ('cut it up on the board')",
+                          {"pronoun_states": False}, True),
+    "no-source-clause": ("minus a group said by its source keeps the other clauses", {"source_clause": False}, True),
+    "no-statement-context": ("minus a statement beside a group adds no atom", {"statement_context": False}, True),
+    "no-liquid-states": ("minus no cleaning or wetting atom for a liquid", {"liquid_states": False}, True),
+    "no-carried-vessel": ("minus a pronoun handed over after filling is the vessel", {"carried_vessel": False}, True),
+    "no-add-to": ("minus what a clause adds goes into the vessel before ('add the cereal')", {"add_to": False}, True),
+    "no-fetch-steps": ("minus a fetching step adds no state ('get the milk, pour some ...')", {"fetch_steps": False},
+                       True),
+    "no-nested-places": ("minus 'the basket on the shelf' as a source; 'from the box on the shelf' no destination",
+                         {"nested_places": False}, True),
+    "round14-options": ("round 15's options off (courtesy tags, vessel focus, open ones, contents clauses, hand me, "
+                        "whatever all, pronoun states, source clause, statement context, liquid states, carried "
+                        "vessel, add to, fetch steps, nested places)",
+                        {"courtesy_tags": False, "vessel_focus": False, "open_ones": False,
+                         "contents_clauses": False, "w_hand_me": 0.0, "whatever_all": False,
+                         "pronoun_states": False, "source_clause": False, "statement_context": False,
+                         "liquid_states": False, "carried_vessel": False, "add_to": False, "fetch_steps": False,
+                         "nested_places": False}, True),
     "round13-options": ("round 14's options off (unplaced, adverb all, cause context, loose needs, NP conjuncts, "
                         "place pronoun, every place, place modifiers, subject negation, contents descriptor, holds, "
                         "along with, nested destinations)",

@@ -137,3 +137,11 @@ def test_a_fetching_step_adds_no_state(encoder, flat):
     want = {A("liquid_in", "milk0", "bowl2"), A("inhand", "bowl2", "human0")}
     assert _top(encoder, flat, said) == want
     assert _top(encoder, flat, said, fetch_steps=False, liquid_states=False) != want
+
+
+def test_the_basket_on_the_shelf_is_the_source(encoder):
+    shed = build(str(DATA / "round15_shed.yaml"))
+    said = "tip everything out of the basket on the shelf onto the tray"
+    want = {A("on", "carrot0", "tray0"), A("on", "carrot1", "tray0")}
+    assert _top(encoder, shed, said) == want
+    assert _top(encoder, shed, said, nested_places=False) != want
