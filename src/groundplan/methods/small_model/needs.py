@@ -171,20 +171,30 @@ def need_states(needs: Sequence[str]) -> tuple[tuple[str, str], ...]:
     return tuple(dict.fromkeys(st for n in needs for st in table.get(n, ())))
 
 
-@lru_cache(maxsize=1)
-def _paraphrases() -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
+def _lexicon_entries(name: str) -> list:
+    res = resources.files("groundplan.prompts.small_model").joinpath(name)
+    return list(yaml.safe_load(res.read_text()) or ()) if res.is_file() else []
+
+
+@lru_cache(maxsize=2)
+def _paraphrases(more: bool = False) -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
     """``prompts/small_model/need_paraphrases.yaml``: colloquial phrasings -> a plain need (round 6):
-    one pattern over every phrasing (longest first), the need each phrasing signals, the needs."""
-    res = resources.files("groundplan.prompts.small_model").joinpath("need_paraphrases.yaml")
-    data = yaml.safe_load(res.read_text()) if res.is_file() else None
+    one pattern over every phrasing (longest first), the need each phrasing signals, the needs.
+    ``more`` (round 15): with need_paraphrases_more.yaml's phrasings (of the same needs or new)."""
+    entries = _lexicon_entries("need_paraphrases.yaml")
+    if more:
+        entries += _lexicon_entries("need_paraphrases_more.yaml")
     needs: list[str] = []
     of: dict[str, int] = {}
-    for entry in data or ():
-        needs.append(str(entry["need"]).strip())
+    for entry in entries:
+        need = str(entry["need"]).strip()
+        if need not in needs:
+            needs.append(need)
+        k = needs.index(need)
         for w in entry.get("says") or ():
             w = str(w).lower().strip()
             if w:
-                of.setdefault(w, len(needs) - 1)
+                of.setdefault(w, k)
     if not of:
         return re.compile(r"(?!)"), {}, ()
     pat = re.compile(r"(?<![a-z])(?:" + "|".join(re.escape(w) for w in sorted(of, key=len, reverse=True)) +
@@ -209,10 +219,10 @@ def _stem(word: str) -> str:
     return w
 
 
-@lru_cache(maxsize=1)
-def _loose_phrasings() -> tuple[tuple[tuple[str, ...], int], ...]:
+@lru_cache(maxsize=2)
+def _loose_phrasings(more: bool = False) -> tuple[tuple[tuple[str, ...], int], ...]:
     """Phrasings of two or more content words: (their stems in order, the need's index)."""
-    _, of, _ = _paraphrases()
+    _, of, _ = _paraphrases(more)
     out = []
     for w, i in of.items():
         content = tuple(dict.fromkeys(_stem(t) for t in re.findall(r"[a-z']+", w) if t not in _LOOSE_SKIP))
@@ -221,7 +231,7 @@ def _loose_phrasings() -> tuple[tuple[tuple[str, ...], int], ...]:
     return tuple(out)
 
 
-def _loose_needs(low: str) -> list[tuple[int, int, int]]:
+def _loose_needs(low: str, more: bool = False) -> list[tuple[int, int, int]]:
     """(start, end, need index) of phrasings said with other words between ("my mouth as dry as a
     desert" for "mouth is dry", "fingers are all tacky" for "fingers are tacky"): the content words
     in the phrasing's order, within a window of their count plus three words ("bone dry" is not
@@ -231,7 +241,7 @@ def _loose_needs(low: str) -> list[tuple[int, int, int]]:
     for k, (_, _, st) in enumerate(toks):
         at.setdefault(st, []).append(k)
     found = []
-    for content, i in _loose_phrasings():
+    for content, i in _loose_phrasings(more):
         if not all(c in at for c in content):
             continue
         for k0 in at[content[0]]:
@@ -246,18 +256,19 @@ def _loose_needs(low: str) -> list[tuple[int, int, int]]:
     return found
 
 
-def paraphrase_needs(text: str, loose: bool = False) -> tuple[str, ...]:
+def paraphrase_needs(text: str, loose: bool = False, more: bool = False) -> tuple[str, ...]:
     """The plain needs the colloquial phrasings of ``text`` signal ("I'm gasping": "I am thirsty
     and want something to drink"), each once, in the order said; the longest phrasing wins where
     two overlap ("the plants are thirsty" is no thirst). ``loose`` (round 14): a phrasing of two or
-    more content words also counts with other words between or in another order."""
-    pat, of, needs = _paraphrases()
+    more content words also counts with other words between or in another order. ``more`` (round
+    15): with need_paraphrases_more.yaml."""
+    pat, of, needs = _paraphrases(more)
     low = text.lower().replace("’", "'")
     exact = [(m.start(), m.end(), of[m.group(0)]) for m in pat.finditer(low)]  # leftmost-longest, no overlaps
     hits = exact
     if loose:  # a loose phrasing beats a one-word one inside it; an exact phrasing of more words beats it
         many = [(a, b) for a, b, _ in exact if " " in low[a:b].strip()]
-        found = [h for h in _loose_needs(low) if not any(a < h[1] and h[0] < b for a, b in many)]
+        found = [h for h in _loose_needs(low, more) if not any(a < h[1] and h[0] < b for a, b in many)]
         hits = sorted([h for h in exact if " " in low[h[0]:h[1]].strip()
                        or not any(a <= h[0] and h[1] <= b for a, b, _ in found)] + found)
     out: list[str] = []

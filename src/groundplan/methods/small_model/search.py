@@ -398,6 +398,9 @@ class SearchOptions:
     #: "tip everything out of the basket on the shelf": of several baskets, the group's source is
     #: the one on the place said right after it (mentions.analyze ``nested_places``)
     nested_places: bool = True
+    #: the round-15 need phrasings (prompts/small_model/need_paraphrases_more.yaml: more ways to say
+    #: the needs of need_paraphrases.yaml, and 64 new needs), written blind to every held-out set
+    more_needs: bool = True
 
 
 @dataclass(frozen=True)
@@ -630,7 +633,7 @@ class GoalSearcher:
         need = opts.need_mode and (is_need_statement(text) or (
             spill and opts.spill_needs and is_need_statement(_INTO.sub("in", text))))
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
-        plain = paraphrase_needs(text, opts.loose_needs) if opts.need_paraphrases and (need or an is None or not an.named) else ()
+        plain = paraphrase_needs(text, opts.loose_needs, opts.more_needs) if opts.need_paraphrases and (need or an is None or not an.named) else ()
         scores, near, parts, _ = self._scores(text, cands, emb, owner)
         if plain:  # each atom as close as it is to the words said or to the plain need
             scores = np.maximum(scores, self._scores(" ".join(plain), cands, emb, owner)[0] - opts.paraphrase_margin)
