@@ -252,14 +252,16 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-nested-places": ("minus 'the basket on the shelf' as a source; 'from the box on the shelf' no destination",
                          {"nested_places": False}, True),
     "no-more-needs": ("minus round 15's need phrasings (need_paraphrases_more.yaml)", {"more_needs": False}, True),
+    "no-along-with-me": ("minus 'pass me the mug along with the capo' hands over both", {"along_with_me": False},
+                         True),
     "round14-options": ("round 15's options off (courtesy tags, vessel focus, open ones, contents clauses, hand me, "
                         "whatever all, pronoun states, source clause, statement context, liquid states, carried "
-                        "vessel, add to, fetch steps, nested places, more needs)",
+                        "vessel, add to, fetch steps, nested places, more needs, along with me)",
                         {"courtesy_tags": False, "vessel_focus": False, "open_ones": False,
                          "contents_clauses": False, "w_hand_me": 0.0, "whatever_all": False,
                          "pronoun_states": False, "source_clause": False, "statement_context": False,
                          "liquid_states": False, "carried_vessel": False, "add_to": False, "fetch_steps": False,
-                         "nested_places": False, "more_needs": False}, True),
+                         "nested_places": False, "more_needs": False, "along_with_me": False}, True),
     "round13-options": ("round 14's options off (unplaced, adverb all, cause context, loose needs, NP conjuncts, "
                         "place pronoun, every place, place modifiers, subject negation, contents descriptor, holds, "
                         "along with, nested destinations)",

@@ -145,3 +145,10 @@ def test_the_basket_on_the_shelf_is_the_source(encoder):
     want = {A("on", "carrot0", "tray0"), A("on", "carrot1", "tray0")}
     assert _top(encoder, shed, said) == want
     assert _top(encoder, shed, said, nested_places=False) != want
+
+
+def test_hand_me_one_along_with_another(encoder, flat):
+    said = "pass me the knife along with the plate"
+    want = {A("inhand", "knife0", "human0"), A("inhand", "plate0", "human0")}
+    assert _top(encoder, flat, said) == want
+    assert _top(encoder, flat, said, along_with_me=False) != want

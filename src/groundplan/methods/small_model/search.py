@@ -401,6 +401,8 @@ class SearchOptions:
     #: the round-15 need phrasings (prompts/small_model/need_paraphrases_more.yaml: more ways to say
     #: the needs of need_paraphrases.yaml, and 64 new needs), written blind to every held-out set
     more_needs: bool = True
+    #: "pass me the mug along with the capo": a hand-over of both
+    along_with_me: bool = True
 
 
 @dataclass(frozen=True)
@@ -607,6 +609,9 @@ class GoalSearcher:
             instruction = _along_with(instruction)
         if opts.courtesy_tags:
             instruction = _without_courtesy(instruction)
+        if opts.along_with_me:  # (round 15) "pass me the mug along with the capo": both
+            instruction = _ALONG_WITH_ME.sub(lambda m: f"{m.group('verb')}{m.group('obj')} and {m.group('other')}",
+                                             instruction)
         if opts.whatever_all and _WHATEVER.search(instruction.replace("’", "'")):
             # (round 15) "whatever's on the coffee table": everything on it
             instruction = _WHATEVER.sub(lambda m: "everything " + m.group(1), instruction.replace("’", "'"))
@@ -1726,6 +1731,14 @@ _ALONG_WITH = re.compile(r"(?P<verb>\b(?:put|place|set|lay|leave|stand|pop|stick
                          r"\s*,?\s+(?:together\s+with|along\s+with|as\s+well\s+as)\s+"
                          r"(?P<other>(?:the|my|your|a|an)\s+[a-z_]+(?:\s+[a-z_]+)?)(?=\s*(?:[,.;!?]|$))",
                          re.IGNORECASE)
+
+
+#: (round 15) "<give> me <one> along with / together with / as well as <another>"
+_ALONG_WITH_ME = re.compile(r"(?P<verb>\b(?:give|hand|pass|bring|fetch|get|grab|toss|chuck)\s+(?:me|us)\s+)"
+                            r"(?P<obj>(?:the|my|your|a|an|some)\s+[a-z_]+(?:\s+[a-z_]+)?)\s*,?\s+"
+                            r"(?:together\s+with|along\s+with|as\s+well\s+as)\s+"
+                            r"(?P<other>(?:the|my|your|a|an|some)\s+[a-z_]+(?:\s+[a-z_]+)?)(?=\s*(?:[,.;!?]|$|\s+(?:too|please)\b))",
+                            re.IGNORECASE)
 
 
 def _along_with(text: str) -> str:
