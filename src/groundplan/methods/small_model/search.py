@@ -1360,7 +1360,9 @@ class GoalSearcher:
             if pm is None or _NOT_DEST.search(low[max(0, m.start - 60):pm.start(1)]):
                 continue
             if self.options.nested_places and pm.group(1) in ("on", "in", "inside") and \
-                    _SOURCE_CHAIN.search(low[max(0, m.start - 60):max(0, m.start - 30) + pm.start(1)]):
+                    (sc := _SOURCE_CHAIN.search(low[max(0, m.start - 60):max(0, m.start - 30) + pm.start(1)])) and \
+                    any(c.holds and c.atom.predicate in ("on", "in") and c.atom.args[1] in m.objects
+                        and c.atom.args[0] in src.objects for src in lex.mentions(sc.group(1)) for c in cands):
                 continue  # (round 15) "from the box on the shelf": where the box is, no destination
             kind = _PREP_KIND.get(re.sub(r"\s+", " ", pm.group(1)).removeprefix("back "), "")
             for o in hit:
@@ -1860,7 +1862,7 @@ _WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s
                        r"(?![^,.;!?]*\b(?:is|are|will|would|'ll|should|does|do)\s+(?:be\s+)?(?:fine|ok|okay|good|great|"
                        r"alright|all\s+right|do|work)\b)", re.IGNORECASE)
 #: (round 15) a source right before "on / in the X": "from the box on the shelf"
-_SOURCE_CHAIN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:the|my|your|a|an|that|this|our)\s+(?:\w+\s+){1,2}$")
+_SOURCE_CHAIN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:the|my|your|a|an|that|this|our)\s+((?:\w+\s+){1,2})$")
 #: (round 15) a clause that only fetches something: "get the milk", "grab the jar from the shelf"
 _FETCH_STEP = re.compile(r"^\W*(?:(?:first|and|then|now)\s+)*(?:get|grab|take|fetch|find|pick\s+up|take\s+out|get\s+out)"
                          r"(?!\s+(?:me|us)\b)(?![^,.;]*\b(?:to|for)\s+me\b)\b", re.IGNORECASE)
