@@ -82,6 +82,9 @@ _CONTAINING = re.compile(r"\s+(?:of|full\s+of|with)\s+(?:the\s+|some\s+|my\s+|al
 _DIRTY = frozenset({"dirty", "grubby", "filthy", "mucky", "used", "unwashed", "grimy"})
 _STATE_BEFORE = re.compile(r"\b(?:the|an?|that|this|my|those|these)\s+(open|opened|closed|shut|clean|dirty|grubby|filthy|"
                            r"mucky|used|unwashed|grimy)\s+$")
+#: (round 16, ``empty_state``) "the empty vases", "every empty bottle", "the jars that are empty"
+_EMPTY_BEFORE = re.compile(r"\b(?:the|an?|that|this|my|those|these|every|each|all|any)\s+(empty)\s+$")
+_EMPTY_AFTER = re.compile(r"\s+(?:that's|that\s+is|which\s+is|that\s+are|which\s+are|that're)\s+(empty)\b")
 _STATE_AFTER = re.compile(r"\s+(?:that's|that\s+is|which\s+is|that\s+was|that\s+are|which\s+are|left)\s+"
                           r"(open|closed|shut|clean|dirty)\b")
 #: round 8 (``cue_words``): "get a coke out and hand it over", "pass them here", "fetch the salad":
@@ -215,8 +218,17 @@ class Lexicon:
                  functions: bool = False, states: bool = False, synonyms_on: bool = False,
                  compounds: bool = False, compound_words: Optional[frozenset[str]] = None,
                  category_heads: bool = False, modals: bool = False, more_descriptors: bool = False,
-                 said_compounds: bool = False, state_descriptors: bool = False, place_modifiers: bool = False):
+                 said_compounds: bool = False, state_descriptors: bool = False, place_modifiers: bool = False,
+                 relative_places: bool = False, joined_names: bool = False,
+                 class_words: bool = False, empty_state: bool = False):
         self.view = view
+        #: round 16: "the empty vases": of several, those holding nothing now (with ``state_descriptors``)
+        self.empty_state = empty_state
+        #: round 16: a function's phrase that says the scene's class nouns ("the pots and pans")
+        #: names those classes' things, not the function's
+        self.class_words = class_words
+        #: round 16: "the screw that's sitting on the board" says which screw too
+        self.relative_places = relative_places
         #: round 14: "the cutting table", "the sewing table": of several places of a class, the one
         #: holding a thing whose class name has that word (the cutting mat, the sewing machine)
         self.place_modifiers = place_modifiers
@@ -258,6 +270,11 @@ class Lexicon:
             noun = c.replace("_", " ").replace("-", " ").lower()
             forms.append((noun, c, False))
             forms += [(p, c, True) for p in plural_forms(noun)]
+            if joined_names and " " in noun:  # (round 16) "the teapot" for a tea_pot, "the tea-pot"
+                for joined in (noun.replace(" ", ""), noun.replace(" ", "-")):
+                    if joined not in names:
+                        forms.append((joined, c, False))
+                        forms += [(p, c, True) for p in plural_forms(joined)]
             if synonyms_on:  # "the fridge" for a refrigerator (round 4)
                 for other in synonyms().get(noun, ()):
                     if other not in names:
@@ -347,6 +364,9 @@ class Lexicon:
         for m, members, name in hits:
             if any(m.start() < x.end and x.start < m.end() for x in found):
                 continue
+            if self.class_words and any(m.start() <= x.start < m.end() and not x.category and x.objects
+                                        and not x.cls.startswith("@") for x in out):
+                continue  # (round 16) "the pots and pans" where the scene has a pot and a pan: those
             h = m.group("h1") or m.group("h2")
             plural = bool(m.groupdict().get("n")) or (h in plural_heads)
             before = _WORD.findall(low[max(0, m.start() - 40):m.start()])[-4:]
@@ -459,10 +479,15 @@ class Lexicon:
         if m.category or len(m.objects) < 2:
             return m
         said = _STATE_BEFORE.search(low[max(0, m.start - 16):m.start]) or _STATE_AFTER.match(low[m.end:m.end + 24])
+        if said is None and self.empty_state:
+            said = _EMPTY_BEFORE.search(low[max(0, m.start - 16):m.start]) or _EMPTY_AFTER.match(low[m.end:m.end + 24])
         if said is None:
             return m
         word = said.group(1)
-        if word in _DIRTY:  # "the grubby mug": one that is not clean now
+        if word == "empty":  # (round 16) "every empty vase": those holding nothing now
+            full = {a.args[1] for a in self.view.init if a.predicate in ("in", "on", "liquid_in") and len(a.args) == 2}
+            held = frozenset(o for o in m.objects if o not in full)
+        elif word in _DIRTY:  # "the grubby mug": one that is not clean now
             held = frozenset(o for o in m.objects if Atom("clean", (o,)) not in self.view.init)
         else:
             pred = {"clean": "clean", "closed": "closed", "shut": "closed"}.get(word, "opened")
@@ -516,7 +541,8 @@ class Lexicon:
                     out[k + 1] = Mention(b.start, b.end, b.objects, b.cls, b.plural, b.category, b.ordinal,
                                          b.count, True)
                     continue
-            if not re.fullmatch(_DESCRIBING_MORE if self.more_descriptors else _DESCRIBING, gap):
+            if not re.fullmatch(_DESCRIBING_MORE if self.more_descriptors else _DESCRIBING, gap) and \
+                    not (self.relative_places and _DESCRIBING_RELATIVE.fullmatch(gap)):
                 continue
             there = {o for o in a.objects if self.view.place.get(o) in b.objects}
             if not there:
@@ -596,6 +622,12 @@ _DESCRIBING = re.compile(r"\s+(?:that\s+is\s+|which\s+is\s+|lying\s+|sitting\s+)
 _DESCRIBING_MORE = re.compile(r"\s+(?:(?:that|which)(?:'s|\s+is|\s+are|\s+was|\s+were)\s+|thats\s+|lying\s+|"
                               r"sitting\s+|standing\s+|sat\s+|left\s+|stood\s+)?(?:(?:still|just|over|down|up|"
                               r"out)\s+)?(?:on|in|from|inside|at|by|next\s+to)\s+(?:the\s+|my\s+|your\s+)?(?:\w+\s+)?")
+
+#: (round 16) a relative clause with a verb of lying: "that's sitting on", "which were left in"
+_DESCRIBING_RELATIVE = re.compile(r"\s+(?:that|which)(?:'s|\s+is|\s+are|'re|\s+was|\s+were)\s+(?:(?:still|just|now)\s+)?"
+                                  r"(?:sitting|lying|standing|resting|perched|kept|stored|left|stuck|sat|stood)\s+"
+                                  r"(?:(?:still|just|over|down|up|out)\s+)?(?:on|in|from|inside|at|by|next\s+to)\s+"
+                                  r"(?:the\s+|my\s+|your\s+)?(?:\w+\s+)?")
 
 
 #: nouns that are also modal verbs, and the words around a modal use ("can you", "I can't", "we can")
@@ -796,7 +828,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
             subject_negation: bool = False, conjoined: bool = False, contents: bool = False,
-            nested_places: bool = False) -> Analysis:
+            nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -840,7 +872,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     if singular_all:  # "every mug you can find", "each glass", "every single juice"
         low = instruction.lower()
         grouped += [m for m in kept if not m.plural and not m.category and m not in grouped
-                    and re.search(r"\b(?:every|each)\s+(?:single\s+)?$", low[max(0, m.start - 20):m.start])
+                    and re.search(r"\b(?:every|each)\s+(?:single\s+)?" + (r"(?:empty\s+|clean\s+|dirty\s+|open\s+|"
+                                  r"closed\s+)?" if lex.empty_state else "") + "$", low[max(0, m.start - 26):m.start])
                     and len(m.objects - excluded) >= 2]
     if mass_groups:
         low = instruction.lower()
@@ -850,6 +883,28 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
              and not re.search(r"\b(?:any|one|either|some)\s+(?:of\s+)?(?:the\s+)?(?:\w+\s+)?$",
                                low[max(0, m.start - 25):m.start]))
             or (not m.plural and not m.category and _ALL_THE.search(low[max(0, m.start - 30):m.start])))]
+    if definite_source and not grouped:
+        # (round 16) "tip the fruit out of the bowl": a definite category taken out of a place that
+        # holds two or more of its members is all of them there
+        low = instruction.lower()
+        places = set(view.place.values())
+        for m in kept:
+            if not m.category or not _DEFINITE.search(low[max(0, m.start - 12):m.start]):
+                continue
+            after = re.match(r"\s+(?:out\s+of|off|from)\s+(?:the|my|your|that|this)\s+", low[m.end:])
+            at = next((x for x in kept if after and x.start == m.end + after.end() and not x.category), None)
+            if at is not None and len(at.objects) == 1 and set(at.objects) <= places and \
+                    len(held_by(view, next(iter(at.objects)), every_place) & (m.objects - excluded)) >= 2:
+                grouped = [m]
+                break
+    if plural_pairs and has_all and not grouped:
+        # (round 16) "all the pots and pans" with one pot and one pan: plurals joined by "and"
+        low = instruction.lower()
+        pair = [m for m in kept if m.plural and not m.category and m.objects - excluded]
+        joined = [m for m in pair if any(_AND_GAP.fullmatch(low[g.end:m.start]) or _AND_GAP.fullmatch(low[m.end:g.start])
+                                         for g in pair if g is not m)]
+        if joined and len(frozenset().union(*(m.objects for m in joined)) - excluded) >= 2:
+            grouped = joined
     if conjoined and grouped:  # (round 14) "all the fruit and vegetables", "the apple and the bananas": one joins too
         low = instruction.lower()
         grouped += [m for m in kept if m not in grouped and m.objects - excluded and any(

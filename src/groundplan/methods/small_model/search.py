@@ -403,6 +403,41 @@ class SearchOptions:
     more_needs: bool = True
     #: "pass me the mug along with the capo": a hand-over of both
     along_with_me: bool = True
+    # round 16 (issue 21)
+    #: "put the nails in the box over on the counter": a place said right after a destination
+    #: that the scene puts that destination on / in only says which one, and is no destination;
+    #: nor is a place said in a relative clause ("the screw that's sitting on the board")
+    dest_locators: bool = True
+    #: "the teapot", "the trashcan", "the tea-pot": a class of two words said as one
+    #: (mentions.Lexicon ``joined_names``)
+    joined_names: bool = True
+    #: "put the hydrometer, thermometer and airlock back on the shelf": bare nouns listed after a
+    #: clause's object are its objects too, and the list's destination is theirs
+    noun_lists: bool = True
+    #: "all the pots and pans": a function's phrase ("pots and pans": things to cook with) that
+    #: says the scene's class nouns names those things (mentions.Lexicon ``class_words``)
+    class_words: bool = True
+    #: "all the pots and pans", with one pot and one pan: plural nouns joined by "and" after "all"
+    #: are a group (mentions.analyze ``plural_pairs``)
+    plural_pairs: bool = True
+    #: "every empty vase", "the bottles that are empty": of several, those holding nothing now
+    #: (mentions.Lexicon ``empty_state``; "every" + a state word is every one of them)
+    empty_state: bool = True
+    #: "tip the fruit out of the bowl into the basket": a definite category taken out of a place
+    #: is every member there (mentions.analyze ``definite_source``)
+    definite_source: bool = True
+    #: "..., but leave the capper out, I need it next": a clause saying why a kept or left-out
+    #: thing is kept ("I need it", "I'm still using them") asks for nothing
+    keep_reasons: bool = True
+    #: "get the hop packet out of the fridge, open it ...": "open it" after a clause that takes a
+    #: thing out of a place opens the thing (the place is open already)
+    open_taken: bool = True
+    #: "fill the teapot from the kettle": the liquid in the kettle goes into the teapot, not the
+    #: other way round
+    fill_from: bool = True
+    #: "... and put the carton back in the fridge": a placing said with "back" may be where the
+    #: thing is now (an earlier step takes it out)
+    put_back: bool = True
 
 
 @dataclass(frozen=True)
@@ -528,6 +563,10 @@ class GoalSearcher:
                                                    compound_words=vocabulary_words() if self.options.compound_heads
                                                    else None, category_heads=self.options.category_heads,
                                                    modals=self.options.modal_can,
+                                                   relative_places=self.options.dest_locators,
+                                                   joined_names=self.options.joined_names,
+                                                   class_words=self.options.class_words,
+                                                   empty_state=self.options.empty_state,
                                                    more_descriptors=self.options.more_descriptors,
                                                    said_compounds=self.options.said_compounds,
                                                    state_descriptors=self.options.state_descriptors,
@@ -622,7 +661,8 @@ class GoalSearcher:
                          more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all,
                          place_pronoun=opts.place_pronoun, every_place=opts.every_place,
                          subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
-                         contents=opts.contents_clauses, nested_places=opts.nested_places)
+                         contents=opts.contents_clauses, nested_places=opts.nested_places,
+                         plural_pairs=opts.plural_pairs, definite_source=opts.definite_source)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -723,6 +763,9 @@ class GoalSearcher:
                 if opts.statement_clauses and len(clauses) >= 2:  # "I'm parched, pour me some water"
                     requests = tuple(c for c in clauses if not _statement(c))
                     clauses = requests if len(requests) == 1 else clauses
+                if opts.keep_reasons and len(clauses) >= 2 and an is not None and (an.excluded or an.kept):
+                    # (round 16) "..., but leave the capper out, I need it next": the reason for the kept one
+                    clauses = tuple(c for c in clauses if not _KEEP_REASON.match(c.replace("’", "'"))) or clauses
                 if len(clauses) >= 2 or (opts.state_verbs and len(clauses) == 1):
                     multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex)
             if multi is not None and len(multi.atoms) >= 2:
@@ -737,7 +780,8 @@ class GoalSearcher:
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
         if need and opts.fill_for_need and singles:
-            refill = self._refill(text, an, cands, view, singles[0].score) if an is not None else None
+            refill = self._refill(text, an, cands, view, singles[0].score) if an is not None and not (
+                opts.empty_state and _EMPTY_WANTED.search(text)) else None
             if refill is not None:  # (before a group: "all the cups are empty")
                 goals.insert(0, refill)
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
@@ -797,6 +841,8 @@ class GoalSearcher:
             low = instruction.lower()
             named = [o for m in lex.mentions_simple(instruction) for o in sorted(m.objects) if o in places
                      and re.search(r"\b(?:in|on|from|off|out\s+of)\s+(?:the\s+|my\s+)?$", low[max(0, m.start - 15):m.start])]
+        if named and lex is not None:  # (round 16) "all the fruit in the basket on the worktop": not the worktop's
+            named = [p for p in named if p not in self._dest_locators(instruction, cands, lex)] or named
         if named:
             # the longest name wins ("second counter" over "counter")
             named.sort(key=lambda p: -len(view.words.get(p, p)))
@@ -960,9 +1006,16 @@ class GoalSearcher:
         if self.options.empty_clauses:  # "..., but." once the kept part is cut out; "..., thanks"
             clauses = [c for c in clauses if not _asks_nothing(c, self.options.courtesy_tags)]
         out: list[str] = []
+        lists = self.options.noun_lists
         for cl in clauses:
             words = _WORD.findall(cl.lower())
-            if self.options.verbless_clauses and out and words and words[0] in self._DETS:
+            cm = lex.mentions_simple(cl) if lists and out and words else []
+            # (round 16) "put the hydrometer, thermometer and airlock back on the shelf": a bare noun
+            # that opens a clause with at most a destination after it is listed with the one before
+            listed = bool(cm) and cm[0].start == 0 and bool(re.fullmatch(
+                r"\s*(?:(?:back\s+)?(?:to|on|onto|in|into|inside)\b.*)?", cl[cm[0].end:], re.DOTALL)) \
+                and bool(lex.mentions_simple(out[-1])) and not out[-1][lex.mentions_simple(out[-1])[-1].end:].strip()
+            if self.options.verbless_clauses and out and words and (words[0] in self._DETS or listed):
                 prev = out[-1]
                 pm = lex.mentions_simple(prev)
                 cm = lex.mentions_simple(cl)
@@ -972,7 +1025,9 @@ class GoalSearcher:
                     while vwords and vwords[-1].lower() in self._DETS:
                         vwords.pop()
                     tail = cl[cm[0].end:]
-                    if re.match(r"\s*(to|on|onto|in|into|inside)\b", tail) and not prev[pm[0].end:].strip():
+                    back = r"(?:back\s+)?" if lists else ""
+                    if re.match(r"\s*" + back + r"(to|on|onto|in|into|inside)\b", tail) and \
+                            not prev[pm[0].end:].strip():
                         out[-1] = prev + tail
                     cl = " ".join(vwords + [cl])
             out.append(cl)
@@ -1140,6 +1195,10 @@ class GoalSearcher:
                              if o in shut]
                     if named:
                         refs = {named[-1]}
+                    if self.options.open_taken and opens.group(1).lower() == "open" and len(named) > 1 and \
+                            _TAKE_OUT.search(clauses[k - 1]):
+                        # (round 16) "get the packet out of the fridge, open it": the packet
+                        refs = {prev.args[0]} if prev.args and prev.args[0] in named[:-1] else {named[0]}
                 refs -= agents
                 over = r"|over" if self.options.multistep_refs else ""
                 into = states and re.search(r"\b(?:in|into|inside|on|onto" + over + r")\s+(?:it|them)\b", cl,
@@ -1352,6 +1411,9 @@ class GoalSearcher:
         placing = ("on", "in", "liquid_in")
         places = {c.atom.args[1] for c in cands if c.atom.predicate in placing and len(c.atom.args) == 2}
         dests: dict[str, str] = {}
+        last: set[str] = set()  # the destination said last
+        back: set[str] = set()  # (round 16) "put it back in the fridge"
+        locators: set[str] = set()
         for m in lex.mentions(text):
             if m.category or m.descriptor:
                 continue
@@ -1359,27 +1421,96 @@ class GoalSearcher:
             pm = _DEST_PREP.search(low[max(0, m.start - 30):m.start]) if hit else None
             if pm is None or _NOT_DEST.search(low[max(0, m.start - 60):pm.start(1)]):
                 continue
+            if self.options.dest_locators and _WHERE_IT_IS.search(low[max(0, m.start - 60):max(0, m.start - 30) +
+                                                                         pm.start(1)]):
+                continue  # (round 16) "the screw that's sitting on the board": where it is, no destination
             if self.options.nested_places and pm.group(1) in ("on", "in", "inside") and \
                     (sc := _SOURCE_CHAIN.search(low[max(0, m.start - 60):max(0, m.start - 30) + pm.start(1)])) and \
                     any(c.holds and c.atom.predicate in ("on", "in") and c.atom.args[1] in m.objects
                         and c.atom.args[0] in src.objects for src in lex.mentions(sc.group(1)) for c in cands):
                 continue  # (round 15) "from the box on the shelf": where the box is, no destination
+            if self.options.dest_locators and self._locates_dest(low, max(0, m.start - 30) + pm.start(1), m, cands,
+                                                                 lex):
+                # (round 16) "into the box on the counter": where the box is, no destination; of
+                # several boxes, the one there
+                there = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate in ("on", "in")
+                         and len(c.atom.args) == 2 and c.atom.args[1] in m.objects}
+                for o in last - there:
+                    dests.pop(o, None)
+                locators |= m.objects
+                continue
             kind = _PREP_KIND.get(re.sub(r"\s+", " ", pm.group(1)).removeprefix("back "), "")
             for o in hit:
                 dests[o] = kind
+            if self.options.put_back and pm.group(1).startswith("back"):
+                back |= hit
+            last = set(hit)
+        if self.options.fill_from:
+            out += self._fill_from(low, cands, lex)
         if not dests:
             return out
         has = {(c.atom.args[0], c.atom.args[1], c.atom.predicate) for c in cands
                if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2}
         for i, c in enumerate(cands):
             a = c.atom.args
-            if c.atom.predicate not in placing or len(a) != 2 or a[1] not in dests or c.holds:
+            if c.atom.predicate not in placing or len(a) != 2 or a[1] not in dests or (c.holds and a[1] not in back):
                 continue
             kind = dests[a[1]]
             pred = "in" if c.atom.predicate == "liquid_in" else c.atom.predicate  # (milk into the bowl)
             if not kind or kind == pred or (a[0], a[1], kind) not in has:
                 out[i] += self.options.w_dest
+        for i, c in enumerate(cands):  # (round 16) not onto the place that only says where
+            if locators and c.atom.predicate in placing and len(c.atom.args) == 2 and c.atom.args[1] in locators \
+                    and not c.holds:
+                out[i] -= self.options.w_dest
         return out
+
+    def _fill_from(self, low: str, cands, lex: Lexicon) -> np.ndarray:
+        """Round 16 (``fill_from``): "fill the teapot from the kettle", "top up the jug with water
+        from the tap": pouring into the vessel filled gets ``w_dest`` (of what the source holds, if
+        a source is said), pouring into the source loses it."""
+        out = np.zeros(len(cands))
+        for fm in _FILL_FROM.finditer(low):
+            ms = [m for m in lex.mentions(low) if not m.category]
+            vessel = {o for m in ms if fm.start("x") <= m.start < fm.end("x") for o in m.objects}
+            source = {o for m in ms if fm.start("y") <= m.start < fm.end("y") for o in m.objects}
+            if not vessel:
+                continue
+            held = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
+                    and len(c.atom.args) == 2 and c.atom.args[1] in source}
+            for i, c in enumerate(cands):
+                a = c.atom.args
+                if c.atom.predicate != "liquid_in" or len(a) != 2 or c.holds:
+                    continue
+                if a[1] in vessel and (not source or a[0] in held or a[0] in source):
+                    out[i] += self.options.w_dest
+                elif a[1] in source - vessel:
+                    out[i] -= self.options.w_dest
+        return out
+
+    def _dest_locators(self, text: str, cands, lex: Lexicon) -> set[str]:
+        """The places ``text`` names only to say where a destination is ("in the basket on the
+        worktop": the worktop), by ``_locates_dest`` (round 16, ``dest_locators``)."""
+        if not self.options.dest_locators:
+            return set()
+        low = text.lower()
+        out: set[str] = set()
+        for m in lex.mentions(text):
+            pm = None if m.category else _DEST_PREP.search(low[max(0, m.start - 30):m.start])
+            if pm is not None and self._locates_dest(low, max(0, m.start - 30) + pm.start(1), m, cands, lex):
+                out |= set(m.objects)
+        return out
+
+    @staticmethod
+    def _locates_dest(low: str, at: int, m, cands, lex: Lexicon) -> bool:
+        """Whether the place ``m`` (its preposition at ``at``) only says where a destination said
+        right before it is: "in the box (over) on the counter", with the box on the counter now."""
+        chain = _DEST_CHAIN.search(low[max(0, at - 60):at])
+        if chain is None:
+            return False
+        held = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate in ("on", "in")
+                and len(c.atom.args) == 2 and c.atom.args[1] in m.objects}
+        return any(not d.category and d.objects & held for d in lex.mentions(chain.group(1)))
 
     def _empty_ones(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
         """"the spare bowl", "an empty glass": of several, the ones holding nothing."""
@@ -1863,6 +1994,24 @@ _WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s
                        r"alright|all\s+right|do|work)\b)", re.IGNORECASE)
 #: (round 15) a source right before "on / in the X": "from the box on the shelf"
 _SOURCE_CHAIN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:the|my|your|a|an|that|this|our)\s+((?:\w+\s+){1,2})$")
+#: (round 16) "fill the teapot (up) from the kettle", "top the jug up with water from the tap"
+_FILL_FROM = re.compile(r"\b(?:fill|refill|top)\s+(?:up\s+)?(?P<x>(?:the|my|a|an|your|that|this|our)\s+(?:\w+\s+){0,2}?"
+                        r"\w+)\s+(?:up\s+)?(?:from|with|out\s+of|using)\s+(?P<y>(?:(?:the|my|a|an|your|that|this|our|"
+                        r"some)\s+)?\w+(?:\s+\w+){0,4})")
+#: (round 16) why a thing is kept: "I need it next", "I'm still using them", "we'll want it later"
+_KEEP_REASON = re.compile(r"^\W*(?:(?:as|because|since|cos|'cause|coz)\s+)?(?:i|we)(?:'ll|\s+will|'m|\s+am|'re|\s+are|"
+                          r"'d|\s+would|'ve|\s+have)?(?:\s+(?:still|just|only|probably|definitely|be))*\s+"
+                          r"(?:need|needs|needing|want|wanting|use|using|use|going\s+to\s+use|got\s+plans\s+for)\s+"
+                          r"(?:it|them|that|those|this)\b", re.IGNORECASE)
+#: (round 16, ``empty_state``) empty vessels asked for, not said to be empty: "I want every empty vase"
+_EMPTY_WANTED = re.compile(r"\b(?:every|each|all(?:\s+the)?|the|an|any|some|two|three|a\s+couple\s+of)\s+empty\s+\w+",
+                           re.IGNORECASE)
+#: (round 16) a clause that takes a thing out of a place: "get the packet out of the fridge"
+_TAKE_OUT = re.compile(r"\b(?:out\s+of|from|off)\s+(?:the|my|your|a|an|that|this|our|its|their)\b", re.IGNORECASE)
+#: (round 16) a destination right before "on / in the X": "into the box (over) on the counter"
+_DEST_CHAIN = re.compile(r"\b(?:in|into|inside|onto|on\s+top\s+of|on)\s+(?:the|my|your|a|an|that|this|our)\s+"
+                         r"((?:\w+\s+){1,3}?)(?:(?:over|up|down|there|sitting|standing|that's|that\s+is|which\s+is|"
+                         r"which's|just)\s+)*$")
 #: (round 15) a clause that only fetches something: "get the milk", "grab the jar from the shelf"
 _FETCH_STEP = re.compile(r"^\W*(?:(?:first|and|then|now)\s+)*(?:get|grab|take|fetch|find|pick\s+up|take\s+out|get\s+out)"
                          r"(?!\s+(?:me|us)\b)(?![^,.;]*\b(?:to|for)\s+me\b)\b", re.IGNORECASE)
@@ -1918,6 +2067,11 @@ _DEST_PREP = re.compile(r"\b((?:back\s+)?(?:into|inside|in|onto|on\s+top\s+of|on
 #: that says where something is ("the place that has a banana in a bowl")
 _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|where)\s+(?:has|have|had|is|are)\b"
                        r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
+#: (round 16) a thing said by where it is, right before the preposition: "the screw that's sitting
+#: on the board", "the cup lying in the sink", "the one that's in the box"
+_WHERE_IT_IS = re.compile(r"\b(?:(?:that|which|who)(?:'s|\s+is|\s+are|'re|\s+was|\s+were)(?:\s+(?:still|just|now))?"
+                          r"(?:\s+(?:sitting|lying|standing|resting|perched|kept|stored|left|stuck|hanging))?|"
+                          r"(?:sitting|lying|standing|resting|perched|kept|stored))\s*$")
 #: (round 12) where a kept object is to be left: "leave the orange (behind / here) on the shelf"
 _KEEP_PREP = re.compile(r"\b(on|in|inside|at)\s+(?:the\s+|my\s+|your\s+|its\s+|their\s+)?(?:\w+\s+)?$")
 #: a placing verb, then its object, right before "into it" ("load the pot into it"; not "everything in it")
