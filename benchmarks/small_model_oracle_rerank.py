@@ -38,7 +38,8 @@ from groundplan.sim.pipeline import build, plan_and_check  # noqa: E402
 BLIND = ("heldout-g", "heldout-g-oracle", "heldout-h", "heldout-h-oracle", "heldout-i", "heldout-i-oracle",
          "heldout-j", "heldout-j-oracle", "heldout-k", "heldout-k-oracle",
          "heldout-l", "heldout-l-oracle", "heldout-m", "heldout-m-oracle", "heldout-n", "heldout-n-oracle",
-         "heldout-o", "heldout-o-oracle", "heldout-p", "heldout-p-oracle", "heldout-q", "heldout-q-oracle")
+         "heldout-o", "heldout-o-oracle", "heldout-p", "heldout-p-oracle", "heldout-q", "heldout-q-oracle",
+         "heldout-r", "heldout-r-oracle")
 
 
 def candidate_outcomes(task, searcher, planner, timeout: float) -> list[bool | None]:
