@@ -258,6 +258,32 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-more-needs": ("minus round 15's need phrasings (need_paraphrases_more.yaml)", {"more_needs": False}, True),
     "no-along-with-me": ("minus 'pass me the mug along with the capo' hands over both", {"along_with_me": False},
                          True),
+    # round 16 (issue 21)
+    "no-dest-locators": ("minus 'into the box on the counter': the counter only says which box; 'the screw that's "
+                         "sitting on the board': no destination", {"dest_locators": False}, True),
+    "no-joined-names": ("minus 'the teapot' for a tea_pot", {"joined_names": False}, True),
+    "no-open-taken": ("minus 'get the packet out of the fridge, open it': the packet", {"open_taken": False}, True),
+    "no-fill-from": ("minus 'fill the teapot from the kettle': the kettle's water into the teapot",
+                     {"fill_from": False}, True),
+    "no-put-back": ("minus 'put the carton back in the fridge' where it is now", {"put_back": False}, True),
+    "no-noun-lists": ("minus 'the hydrometer, thermometer and airlock back on the shelf': all three",
+                      {"noun_lists": False}, True),
+    "no-keep-reasons": ("minus 'leave the capper out, I need it next': no atom for the reason",
+                        {"keep_reasons": False}, True),
+    "no-class-words": ("minus 'the pots and pans' names the scene's pots and pans, not things to cook with",
+                       {"class_words": False}, True),
+    "no-plural-pairs": ("minus 'all the pots and pans' with one of each is a group", {"plural_pairs": False}, True),
+    "no-empty-state": ("minus 'every empty vase': those holding nothing", {"empty_state": False}, True),
+    "no-definite-source": ("minus 'tip the fruit out of the bowl': all the fruit there", {"definite_source": False},
+                           True),
+    "no-one-of-adjective": ("minus 'one of the clean cloths' is one", {"one_of_adjective": False}, True),
+    "round15-options": ("round 16's options off (dest locators, joined names, open taken, fill from, put back, noun "
+                        "lists, keep reasons, class words, plural pairs, empty state, definite source, one of "
+                        "adjective)",
+                        {"dest_locators": False, "joined_names": False, "open_taken": False, "fill_from": False,
+                         "put_back": False, "noun_lists": False, "keep_reasons": False, "class_words": False,
+                         "plural_pairs": False, "empty_state": False, "definite_source": False,
+                         "one_of_adjective": False}, True),
     "round14-options": ("round 15's options off (courtesy tags, vessel focus, open ones, contents clauses, hand me, "
                         "whatever all, pronoun states, source clause, statement context, liquid states, carried "
                         "vessel, add to, fetch steps, nested places, more needs, along with me)",

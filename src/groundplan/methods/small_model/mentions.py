@@ -662,8 +662,12 @@ def _is_pronoun(words: str) -> bool:
                                      "both", "them both", "both of them", "them all", "all of them")  # (round 14)
 
 
-def _one_of(before: list[str]) -> bool:
-    """"one of the", "any of": one member of a plural ("every one of the" is all of them)."""
+def _one_of(before: list[str], adjective: bool = False) -> bool:
+    """"one of the", "any of": one member of a plural ("every one of the" is all of them);
+    ``adjective`` (round 16): also with a word between ("one of the clean cloths")."""
+    if adjective and len(before) >= 4 and before[-4:-2] in (["one", "of"], ["any", "of"], ["either", "of"]) and \
+            before[-2] in ("the", "these", "those", "my", "your") and before[-1] not in ("of", "the"):
+        return before[-5:-4] not in (["every"], ["each"])
     for n in (3, 2):
         tail = before[-n:]
         if len(tail) == n and tail[:2] in (["one", "of"], ["any", "of"], ["either", "of"]) and \
@@ -828,7 +832,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
             subject_negation: bool = False, conjoined: bool = False, contents: bool = False,
-            nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False) -> Analysis:
+            nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False,
+            one_of_adjective: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -868,7 +873,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
                and not (lex.state_descriptors and m.descriptor)]  # (round 13: "the box of energy bars")
     if singular_all:  # "hand me one of the drinks": one member
         low = instruction.lower()
-        grouped = [m for m in grouped if not _one_of(_WORD.findall(low[max(0, m.start - 40):m.start])[-4:])]
+        grouped = [m for m in grouped if not _one_of(_WORD.findall(low[max(0, m.start - 40):m.start])[-5:],
+                                                     one_of_adjective)]
     if singular_all:  # "every mug you can find", "each glass", "every single juice"
         low = instruction.lower()
         grouped += [m for m in kept if not m.plural and not m.category and m not in grouped

@@ -426,6 +426,8 @@ class SearchOptions:
     #: "tip the fruit out of the bowl into the basket": a definite category taken out of a place
     #: is every member there (mentions.analyze ``definite_source``)
     definite_source: bool = True
+    #: "dunk one of the clean cloths": "one of the" with a word before the noun is one member too
+    one_of_adjective: bool = True
     #: "..., but leave the capper out, I need it next": a clause saying why a kept or left-out
     #: thing is kept ("I need it", "I'm still using them") asks for nothing
     keep_reasons: bool = True
@@ -662,7 +664,8 @@ class GoalSearcher:
                          place_pronoun=opts.place_pronoun, every_place=opts.every_place,
                          subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
                          contents=opts.contents_clauses, nested_places=opts.nested_places,
-                         plural_pairs=opts.plural_pairs, definite_source=opts.definite_source)
+                         plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
+                         one_of_adjective=opts.one_of_adjective)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
