@@ -485,8 +485,7 @@ class Lexicon:
             return m
         word = said.group(1)
         if word == "empty":  # (round 16) "every empty vase": those holding nothing now
-            full = {a.args[1] for a in self.view.init if a.predicate in ("in", "on", "liquid_in") and len(a.args) == 2}
-            held = frozenset(o for o in m.objects if o not in full)
+            held = frozenset(o for o in m.objects if _holds_nothing(self.view, o, True))
         elif word in _DIRTY:  # "the grubby mug": one that is not clean now
             held = frozenset(o for o in m.objects if Atom("clean", (o,)) not in self.view.init)
         else:

@@ -845,7 +845,8 @@ class GoalSearcher:
             named = [o for m in lex.mentions_simple(instruction) for o in sorted(m.objects) if o in places
                      and re.search(r"\b(?:in|on|from|off|out\s+of)\s+(?:the\s+|my\s+)?$", low[max(0, m.start - 15):m.start])]
         if named and lex is not None:  # (round 16) "all the fruit in the basket on the worktop": not the worktop's
-            named = [p for p in named if p not in self._dest_locators(instruction, cands, lex)] or named
+            locators = self._dest_locators(instruction, cands, lex)
+            named = [p for p in named if p not in locators] or named
         if named:
             # the longest name wins ("second counter" over "counter")
             named.sort(key=lambda p: -len(view.words.get(p, p)))
@@ -1012,12 +1013,14 @@ class GoalSearcher:
         lists = self.options.noun_lists
         for cl in clauses:
             words = _WORD.findall(cl.lower())
-            cm = lex.mentions_simple(cl) if lists and out and words else []
             # (round 16) "put the hydrometer, thermometer and airlock back on the shelf": a bare noun
-            # that opens a clause with at most a destination after it is listed with the one before
-            listed = bool(cm) and cm[0].start == 0 and bool(re.fullmatch(
-                r"\s*(?:(?:back\s+)?(?:to|on|onto|in|into|inside)\b.*)?", cl[cm[0].end:], re.DOTALL)) \
-                and bool(lex.mentions_simple(out[-1])) and not out[-1][lex.mentions_simple(out[-1])[-1].end:].strip()
+            # that opens a clause with at most a destination after it is listed with the one before,
+            # when that one ends in a thing
+            listed = False
+            if lists and out and words and (cm := lex.mentions_simple(cl)) and cm[0].start == 0 and re.fullmatch(
+                    r"\s*(?:(?:back\s+)?(?:to|on|onto|in|into|inside)\b.*)?", cl[cm[0].end:], re.DOTALL):
+                pm = lex.mentions_simple(out[-1])
+                listed = bool(pm) and not out[-1][pm[-1].end:].strip()
             if self.options.verbless_clauses and out and words and (words[0] in self._DETS or listed):
                 prev = out[-1]
                 pm = lex.mentions_simple(prev)
@@ -1432,12 +1435,10 @@ class GoalSearcher:
                     any(c.holds and c.atom.predicate in ("on", "in") and c.atom.args[1] in m.objects
                         and c.atom.args[0] in src.objects for src in lex.mentions(sc.group(1)) for c in cands):
                 continue  # (round 15) "from the box on the shelf": where the box is, no destination
-            if self.options.dest_locators and self._locates_dest(low, max(0, m.start - 30) + pm.start(1), m, cands,
-                                                                 lex):
+            if self.options.dest_locators and (there := self._locates_dest(low, max(0, m.start - 30) + pm.start(1),
+                                                                           m, cands, lex)):
                 # (round 16) "into the box on the counter": where the box is, no destination; of
                 # several boxes, the one there
-                there = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate in ("on", "in")
-                         and len(c.atom.args) == 2 and c.atom.args[1] in m.objects}
                 for o in last - there:
                     dests.pop(o, None)
                 locators |= m.objects
@@ -1473,8 +1474,9 @@ class GoalSearcher:
         from the tap": pouring into the vessel filled gets ``w_dest`` (of what the source holds, if
         a source is said), pouring into the source loses it."""
         out = np.zeros(len(cands))
-        for fm in _FILL_FROM.finditer(low):
-            ms = [m for m in lex.mentions(low) if not m.category]
+        fills = list(_FILL_FROM.finditer(low))
+        ms = [m for m in lex.mentions(low) if not m.category] if fills else []
+        for fm in fills:
             vessel = {o for m in ms if fm.start("x") <= m.start < fm.end("x") for o in m.objects}
             source = {o for m in ms if fm.start("y") <= m.start < fm.end("y") for o in m.objects}
             if not vessel:
@@ -1505,15 +1507,16 @@ class GoalSearcher:
         return out
 
     @staticmethod
-    def _locates_dest(low: str, at: int, m, cands, lex: Lexicon) -> bool:
-        """Whether the place ``m`` (its preposition at ``at``) only says where a destination said
-        right before it is: "in the box (over) on the counter", with the box on the counter now."""
+    def _locates_dest(low: str, at: int, m, cands, lex: Lexicon) -> frozenset[str]:
+        """What is on / in the place ``m`` now, if ``m`` (its preposition at ``at``) only says
+        where a destination said right before it is ("in the box (over) on the counter", with the
+        box on the counter now); else nothing."""
         chain = _DEST_CHAIN.search(low[max(0, at - 60):at])
         if chain is None:
-            return False
-        held = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate in ("on", "in")
-                and len(c.atom.args) == 2 and c.atom.args[1] in m.objects}
-        return any(not d.category and d.objects & held for d in lex.mentions(chain.group(1)))
+            return frozenset()
+        held = frozenset(c.atom.args[0] for c in cands if c.holds and c.atom.predicate in ("on", "in")
+                         and len(c.atom.args) == 2 and c.atom.args[1] in m.objects)
+        return held if any(not d.category and d.objects & held for d in lex.mentions(chain.group(1))) else frozenset()
 
     def _empty_ones(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
         """"the spare bowl", "an empty glass": of several, the ones holding nothing."""
@@ -2004,7 +2007,7 @@ _FILL_FROM = re.compile(r"\b(?:fill|refill|top)\s+(?:up\s+)?(?P<x>(?:the|my|a|an
 #: (round 16) why a thing is kept: "I need it next", "I'm still using them", "we'll want it later"
 _KEEP_REASON = re.compile(r"^\W*(?:(?:as|because|since|cos|'cause|coz)\s+)?(?:i|we)(?:'ll|\s+will|'m|\s+am|'re|\s+are|"
                           r"'d|\s+would|'ve|\s+have)?(?:\s+(?:still|just|only|probably|definitely|be))*\s+"
-                          r"(?:need|needs|needing|want|wanting|use|using|use|going\s+to\s+use|got\s+plans\s+for)\s+"
+                          r"(?:need|needs|needing|want|wanting|use|using|going\s+to\s+use|got\s+plans\s+for)\s+"
                           r"(?:it|them|that|those|this)\b", re.IGNORECASE)
 #: (round 16, ``empty_state``) empty vessels asked for, not said to be empty: "I want every empty vase"
 _EMPTY_WANTED = re.compile(r"\b(?:every|each|all(?:\s+the)?|the|an|any|some|two|three|a\s+couple\s+of)\s+empty\s+\w+",
