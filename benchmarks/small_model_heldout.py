@@ -277,6 +277,23 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-definite-source": ("minus 'tip the fruit out of the bowl': all the fruit there", {"definite_source": False},
                            True),
     "no-one-of-adjective": ("minus 'one of the clean cloths' is one", {"one_of_adjective": False}, True),
+    # round 17 (issue 21)
+    "no-need-holds": ("minus a need is never met by a goal that holds already", {"need_holds": False}, True),
+    "no-closing-steps": ("minus '..., then shut it again': it ends closed", {"closing_steps": False}, True),
+    "no-all-but-one": ("minus 'all but one': every member but one", {"all_but_one": False}, True),
+    "no-group-states": ("minus 'wipe down the two cups': each cleaned", {"group_states": False}, True),
+    "no-wish-pairs": ("minus 'I need both the pan and the pot on the stove': both placed", {"wish_pairs": False},
+                      True),
+    "no-dirty-named": ("minus 'this bowl is dusty': the bowl cleaned", {"dirty_named": False}, True),
+    "no-heat-contents": ("minus 'set the pot on the stove and get it heating': the water heated",
+                         {"heat_contents": False}, True),
+    "no-liquid-carried": ("minus 'take the milk out and put it on the tray': the carton",
+                          {"liquid_carried": False}, True),
+    "round16-options": ("round 17's options off (need holds, closing steps, all but one, group states, wish pairs, "
+                        "dirty named, heat contents, liquid carried; the synonym data stays)",
+                        {"need_holds": False, "closing_steps": False, "all_but_one": False, "group_states": False,
+                         "wish_pairs": False, "dirty_named": False, "heat_contents": False,
+                         "liquid_carried": False}, True),
     "round15-options": ("round 16's options off (dest locators, joined names, open taken, fill from, put back, noun "
                         "lists, keep reasons, class words, plural pairs, empty state, definite source, one of "
                         "adjective)",

@@ -44,6 +44,12 @@ def speech() -> dict:
                                       r"all\s+(?:of\s+)?the|all|every(?:\s+single)?|each|two|three|four|five|six|"
                                       r"a\s+couple\s+of|a\s+few|a\s+pair\s+of)\s+(?:[a-z]+\s+){1,3}?(?:" + "|".join(
                 re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
+            # round 17: a wish about where two named things go ("I need both the pan and the pot up
+            # on the stove")
+            "wish_pair": re.compile(r"\b(?:want|need|like|prefer|love)\s+(?:both\s+)?(?:the|my|your|this|that)\s+"
+                                    r"(?:[a-z]+\s+){1,3}?and\s+(?:the|my|your|this|that)\s+(?:[a-z]+\s+){1,3}?"
+                                    r"(?:(?:up|down|over|out|back)\s+)?(?:" + "|".join(
+                re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
             "conditionals": tuple(tuple(c.split()) for c in data.get("conditionals") or ()),
             # round 12: disposal containers and the words that ask for throwing away; spills
             "disposal_classes": frozenset(data.get("disposal_classes") or ()),
@@ -110,10 +116,13 @@ def _verb_forms(word: str) -> tuple[str, ...]:
     return (word, stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else stem)
 
 
-def is_need_statement(text: str) -> bool:
-    """True when no clause of ``text`` asks for an action or says where something belongs."""
+def is_need_statement(text: str, pairs: bool = False) -> bool:
+    """True when no clause of ``text`` asks for an action or says where something belongs.
+    ``pairs`` (round 17): nor wishes two named things somewhere."""
     lex = speech()
     low = text.lower().replace("’", "'")
+    if pairs and lex["wish_pair"].search(low):
+        return False
     if lex["placement"].search(low) or re.search(r"\b(?:into|onto)\b", low) or lex["wish"].search(low) \
             or lex["wish_object"].search(low) or lex["modal"].search(low):
         return False

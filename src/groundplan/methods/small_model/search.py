@@ -440,6 +440,29 @@ class SearchOptions:
     #: "... and put the carton back in the fridge": a placing said with "back" may be where the
     #: thing is now (an earlier step takes it out)
     put_back: bool = True
+    # round 17 (issue 21)
+    #: a need is never met by a goal that holds already ("it's freezing with the big door wide
+    #: open": not the door opened; it is open)
+    need_holds: bool = True
+    #: "open the locker, lay the wetsuits out, then shut it again", "... and put the lid back on":
+    #: a later closing step leaves the thing closed (and replaces an earlier opening of it)
+    closing_steps: bool = True
+    #: "put them on the table, all but one": every member of the group but one
+    all_but_one: bool = True
+    #: "wipe down the two cups on the tray": a state verb in a group's clause asks for that state
+    #: of each member
+    group_states: bool = True
+    #: "I need both the pan and the pot up on the stove": a wish about where two named things go
+    wish_pairs: bool = True
+    #: "this bowl is dusty", "the case of this watch is covered in greasy fingerprints": a need
+    #: statement saying a named thing is dirty asks for it clean (not for a cloth)
+    dirty_named: bool = True
+    #: "tip the water into the pot, set the pot on the stove and get it heating": heating the
+    #: vessel a liquid went into heats the liquid
+    heat_contents: bool = True
+    #: "take the milk out and put it on the tray": a liquid carried or set on something is its
+    #: vessel (the carton), not milk poured somewhere
+    liquid_carried: bool = True
 
 
 @dataclass(frozen=True)
@@ -678,7 +701,7 @@ class GoalSearcher:
         if opts.compound_nouns:  # "hand me the towel basket": the words scored say "the basket"
             text = lex.without_modifiers(text)
         spill = opts.spills and spill_said(instruction)
-        need = opts.need_mode and (is_need_statement(text) or (
+        need = opts.need_mode and (is_need_statement(text, opts.wish_pairs) or (
             spill and opts.spill_needs and is_need_statement(_INTO.sub("in", text))))
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
         plain = paraphrase_needs(text, opts.loose_needs, opts.more_needs) if opts.need_paraphrases and (need or an is None or not an.named) else ()
@@ -712,6 +735,8 @@ class GoalSearcher:
                 scores = scores + self._empty_ones(instruction, an, cands, view)
         if need:
             scores = scores + self._need_mode(instruction, an, cands, view)
+            if opts.dirty_named and an is not None:
+                scores = scores + self._dirty_named(an, cands)
         if opts.destinations:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
@@ -725,6 +750,8 @@ class GoalSearcher:
         scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
         if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
             scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
+        if need and opts.need_holds:  # (round 17) a need asks for a change, never for what is so now
+            scores = scores - np.array([c.holds for c in cands], dtype=float)
         order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
         keep = self._keep_atoms(instruction, an, view, cands, lex) if an is not None and opts.keep_in_place else ()
@@ -771,6 +798,9 @@ class GoalSearcher:
                     clauses = tuple(c for c in clauses if not _KEEP_REASON.match(c.replace("’", "'"))) or clauses
                 if len(clauses) >= 2 or (opts.state_verbs and len(clauses) == 1):
                     multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex)
+            if multi is not None and opts.all_but_one and multi.source in ("all", "count") and \
+                    _ALL_BUT_ONE.search(instruction.lower().replace("’", "'")):
+                multi = self._but_one(multi, cands)
             if multi is not None and len(multi.atoms) >= 2:
                 goals.append(multi)
                 structure = multi.source
@@ -798,6 +828,10 @@ class GoalSearcher:
                     t for a in g.atoms if a.predicate in ("on", "in") and len(a.args) == 2
                     for t in nested.get(a.args[1], ()) if t not in g.atoms)), g.score, g.source, g.lm_logprob)
                     for g in goals]
+        if opts.closing_steps and goals:  # (round 17) "..., then shut it again": it ends closed
+            closed = self._closing_steps(text, goals[0].atoms, cands, lex)
+            if closed is not None:
+                goals.insert(0, GoalCandidate(closed, goals[0].score, goals[0].source, goals[0].lm_logprob))
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
@@ -1031,7 +1065,8 @@ class GoalSearcher:
                     while vwords and vwords[-1].lower() in self._DETS:
                         vwords.pop()
                     tail = cl[cm[0].end:]
-                    back = r"(?:back\s+)?" if lists else ""
+                    back = (r"(?:(?:back|up|down|over)\s+)?" if self.options.wish_pairs else r"(?:back\s+)?") \
+                        if lists else ""
                     if re.match(r"\s*" + back + r"(to|on|onto|in|into|inside)\b", tail) and \
                             not prev[pm[0].end:].strip():
                         out[-1] = prev + tail
@@ -1083,6 +1118,9 @@ class GoalSearcher:
         if members:
             s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
             s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
+            if self.options.group_states and self.options.state_verbs:
+                # (round 17) "wipe down the two cups on the tray ...": each cup cleaned
+                s = s + self._state_bonus(clauses[g], cands, lex)
             if self.options.destinations:
                 s = s + self._dest_bonus(clauses[g], cands, lex)
             s = s + self._hand_me(text, cands)
@@ -1140,7 +1178,8 @@ class GoalSearcher:
                 s = s + self.options.w_clause_context * full_scores
                 if bonus is not None:
                     s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
-                sb = self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents)) \
+                sb = self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents,
+                                                                     self.options.heat_contents)) \
                     if states else np.zeros(len(cands))
                 s = s + sb
                 if self.options.multistep_refs and lex is not None:
@@ -1173,7 +1212,7 @@ class GoalSearcher:
                     j = next((j for j in same if cands[j].focus == o and self._pattern(cands[j]) == pat), None)
                     if j is not None:
                         chosen.append(j)
-            elif _PRONOUN.search(cl) and chosen:
+            elif _PRONOUN.search(cl) and chosen and not (self.options.closing_steps and self._closes_named(cl, cands, lex)):
                 # "... and move it to the trash": the pronoun's object is the previous clause's;
                 # "put it in the fridge and close it": the place, when the clause opens / closes
                 prev = cands[chosen[-1]].atom
@@ -1193,6 +1232,10 @@ class GoalSearcher:
                     # "pour milk into a mug, heat it up and bring it to me": the milk's vessel too
                     refs |= {cands[j].atom.args[1] for j in chosen if cands[j].atom.predicate == "liquid_in"
                              and cands[j].atom.args[0] == prev.args[0]}
+                if self.options.heat_contents and _HEAT.search(cl):
+                    # (round 17) "... set the pot on the stove and get it heating": the water in the pot
+                    refs |= {cands[j].atom.args[0] for j in chosen if cands[j].atom.predicate == "liquid_in"
+                             and cands[j].atom.args[1] in refs}
                 if states and opens and k > 0:
                     # "get the X out of the fridge and close it": the last thing the previous
                     # clause names that opens and closes
@@ -1230,6 +1273,15 @@ class GoalSearcher:
                     same = [j for j in same if sb[j] > 0]  # (round 15) "cut it up on the board": the cutting
                 if same:
                     i = max(same, key=lambda j: s[j])
+            if self.options.liquid_carried and cands[i].atom.predicate not in ("on", "in", "inhand") and \
+                    sb[i] <= 0 and _CARRIED.match(cl) and not _POURED.search(cl):
+                # (round 17) "take the milk out", "put it on the tray": the carton the milk is in
+                vessels = {c.atom.args[1] for c in cands if c.atom.predicate == "liquid_in" and c.holds
+                           and c.atom.args[0] == cands[i].focus}
+                alt = [j for j in range(len(cands)) if cands[j].focus in vessels
+                       and cands[j].atom.predicate in ("on", "in", "inhand")]
+                if alt:
+                    i = max(alt, key=lambda j: s[j])
             chosen.append(i)
             if k < len(clauses) - 1 and _FETCH_STEP.match(cl):
                 fetched.add(i)
@@ -1255,6 +1307,57 @@ class GoalSearcher:
             return None
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
                              "clauses")
+
+    def _but_one(self, multi: GoalCandidate, cands) -> GoalCandidate:
+        """Round 17 (``all_but_one``): "put them on the table, all but one": the group's last
+        member (the least likely) stays where it is."""
+        pats = {c.atom: self._pattern(c) for c in cands if c.atom in multi.atoms}
+        pat = pats.get(multi.atoms[0])
+        members = [a for a in multi.atoms if pats.get(a) == pat]
+        if len(members) < 2:
+            return multi
+        return GoalCandidate(tuple(a for a in multi.atoms if a != members[-1]), multi.score, multi.source,
+                             multi.lm_logprob)
+
+    @staticmethod
+    def _closes_named(cl: str, cands, lex: Optional[Lexicon]) -> bool:
+        """Round 17: "close the fridge door again so it stops beeping" closes what it names; its
+        "it" is no earlier thing."""
+        if lex is None or not _CLOSE_STEP.search(cl.lower()):
+            return False
+        closing = {c.atom.args[0] for c in cands if c.atom.predicate == "closed"}
+        return any(m.objects and m.objects <= closing for m in lex.mentions(cl) if not m.category)
+
+    @staticmethod
+    def _closing_steps(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional[tuple[Atom, ...]]:
+        """Round 17 (``closing_steps``): a later step that closes a thing ("then shut the fridge",
+        "then shut it again", "and put the lid back on") leaves it closed: its closing is in the
+        goal and an opening of it is not. The thing is the one the step names, or (for "it", "the
+        lid", "again") the last thing that opens and closes named before. None when nothing changes."""
+        clauses = [c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)]
+        closing = {c.atom.args[0]: c.atom for c in cands if c.atom.predicate == "closed"}
+        out = list(atoms)
+        for k, cl in enumerate(clauses):
+            low = cl.lower().replace("’", "'")
+            if k == 0 or not _CLOSE_STEP.search(low) or _NOT_STEP.search(low):
+                continue
+            ms = [m for m in lex.mentions(cl) if not m.category]
+            # "the fridge door": the fridge's door, not a door of the room
+            ms = [m for k2, m in enumerate(ms) if not (k2 and not cl[ms[k2 - 1].end:m.start].strip()
+                                                       and _PART_WORD.fullmatch(cl[m.start:m.end].lower()))]
+            said = [m.objects & closing.keys() for m in ms]
+            things = [next(iter(o)) for o in said if len(o) == 1]
+            if not things and not any(said):
+                earlier = [o for c in clauses[:k] for m in lex.mentions(c) if not m.category and len(m.objects) == 1
+                           for o in m.objects if o in closing]
+                if not earlier or not _STEP_BACK_REF.search(low) or any(a.predicate == "closed" for a in out):
+                    continue
+                things = [earlier[-1]]
+            for o in things:
+                out = [a for a in out if not (a.predicate == "opened" and a.args and a.args[0] == o)]
+                if closing[o] not in out:
+                    out.append(closing[o])
+        return tuple(out) if out != list(atoms) else None
 
     def _hand_me(self, text: str, cands) -> np.ndarray:
         """Round 15 (``w_hand_me``): a giving verb with "me" ("hand me two bowls"), a fetch "for
@@ -1576,12 +1679,16 @@ class GoalSearcher:
         return out - agents - set(lex.view.place.values()) if len(out) > 2 else out - agents
 
     @staticmethod
-    def _refs(chosen, cands, cl: str, agents) -> set[str]:
+    def _refs(chosen, cands, cl: str, agents, heat: bool = False) -> set[str]:
         """What a pronoun of the clause refers to: the previous clause's object."""
         if not chosen or not _PRONOUN.search(cl):
             return set()
         prev = cands[chosen[-1]].atom
-        return {prev.args[0] if prev.predicate != "at" else prev.args[-1]} - agents
+        refs = {prev.args[0] if prev.predicate != "at" else prev.args[-1]} - agents
+        if heat and _HEAT.search(cl):  # (round 17, ``heat_contents``) heating a vessel heats its liquid
+            refs |= {cands[j].atom.args[0] for j in chosen if cands[j].atom.predicate == "liquid_in"
+                     and cands[j].atom.args[1] in refs}
+        return refs
 
     def _state_bonus(self, text: str, cands, lex: Lexicon, pronoun_refs: frozenset[str] | set[str] = frozenset(),
                      person_does: bool = False) -> np.ndarray:
@@ -1665,6 +1772,24 @@ class GoalSearcher:
                     out[i] -= 2 * self.options.w_mention + strong
             elif not c.meets_need or c.holds:
                 out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
+        return out
+
+    def _dirty_named(self, an: Analysis, cands) -> np.ndarray:
+        """Round 17 (``dirty_named``): a sentence whose subject (its first named thing) is said to
+        be dirty after it ("this bowl is dusty", "the cups ... and they're dusty", "the case of
+        this watch is covered in greasy fingerprints") asks for that thing clean."""
+        out = np.zeros(len(cands))
+        text = an.text
+        dirty: set[str] = set()
+        for sent in _SENTENCE.finditer(text):
+            ms = [m for m in an.mentions if sent.start() <= m.start < sent.end() and not m.category]
+            if not ms:
+                continue
+            if _DIRTY.search(text[ms[0].end:sent.end()].lower().replace("’", "'")):
+                dirty |= ms[0].objects
+        for i, c in enumerate(cands):
+            if c.atom.predicate == "clean" and c.focus in dirty and not c.holds:
+                out[i] += self.options.w_need_mode + self.options.w_mention
         return out
 
     def _disposal(self, instruction: str, an: Optional[Analysis], cands, view: SceneView) -> np.ndarray:
@@ -2089,6 +2214,28 @@ _PRONOUN_DEST = re.compile(r"\b(into|inside|onto|on\s+top\s+of|in|on)\s+(?:it|th
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
 #: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
+#: (round 17) a step that closes something ("shut it again", "put the lid back on"; not "close to")
+_CLOSE_STEP = re.compile(r"\b(?:close|shut)\b(?!\s+(?:to|by|up\s+shop)\b)|\blid\s+(?:back\s+)?on\b")
+_NOT_STEP = re.compile(r"\b(?:don't|do\s+not|dont|never|not|no\s+need|without)\b")
+_ALL_BUT_ONE = re.compile(r"\b(?:all|every\s+one|each\s+one|all\s+of\s+them|the\s+lot)\s*,?\s+(?:but|bar|except|"
+                         r"save|apart\s+from|other\s+than|minus)\s+(?:for\s+)?(?:just\s+)?(?:one|a\s+single\s+one)\b|"
+                         r"\bleave\s+(?:just\s+)?one\s+(?:of\s+them\s+)?(?:behind|there|where\s+it\s+is|hanging|"
+                         r"in\s+place)\b|\bexcept\s+(?:for\s+)?one\b")
+_HEAT = re.compile(r"\b(?:warm|heat|boil)", re.IGNORECASE)
+#: (round 17) a clause that carries something or sets it on a surface, not one that pours it
+_CARRIED = re.compile(r"\W*(?:(?:please|then|now|and|also|next)\s+)*(?:(?:take|get|carry|fetch|grab|lift|move)\b.*\b"
+                      r"(?:out|off|over|through|across|up)\b|(?:put|place|set|stand|pop|leave)\b.*\b(?:on|onto)\b)",
+                      re.IGNORECASE)
+_POURED = re.compile(r"\b(?:pour|pouring|poured|fill|filled|tip|top\s+up|splash|drizzle|into|in\s+(?:the|a|my|your)\s+"
+                     r"(?:cup|mug|glass|bowl|pot|jug|kettle))\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?]+")
+#: (round 17) words saying a thing is dirty
+_DIRTY = re.compile(r"\b(?:dirty|dusty|filthy|grimy|greasy|grubby|mucky|sticky|stained|smeared|smudged|smeary|"
+                    r"grotty|manky|gunky|crusty|caked|muddy|covered\s+in|coated\s+in|fingerprints|cobwebs|"
+                    r"(?:needs?|could\s+do\s+with)\s+(?:a\s+)?(?:clean|wash|wipe|rinse|scrub|polish))\b")
+_PART_WORD = re.compile(r"(?:the\s+)?(?:door|lid|doors|lids)")
+#: a closing step about the thing before: "shut it again", "put the lid back on", "close the door"
+_STEP_BACK_REF = re.compile(r"\b(?:it|them|lid|again|door|back)\b")
 _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNORECASE)
 _WITH_PRONOUN = re.compile(r"\bwith\s+(?:it|them|that|this)\b", re.IGNORECASE)
 _PREP_BEFORE = re.compile(r"\b(?:in|into|on|onto|to|inside|at|under|beside|near|by|over|across|towards?|next\s+to|"
