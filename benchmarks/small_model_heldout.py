@@ -289,11 +289,13 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                          {"heat_contents": False}, True),
     "no-liquid-carried": ("minus 'take the milk out and put it on the tray': the carton",
                           {"liquid_carried": False}, True),
+    "no-which-one": ("minus 'the box that's on the table', 'the spoon from the counter', 'the other one': which one",
+                     {"which_one": False}, True),
     "round16-options": ("round 17's options off (need holds, closing steps, all but one, group states, wish pairs, "
-                        "dirty named, heat contents, liquid carried; the synonym data stays)",
+                        "dirty named, heat contents, liquid carried, which one; the synonym data stays)",
                         {"need_holds": False, "closing_steps": False, "all_but_one": False, "group_states": False,
                          "wish_pairs": False, "dirty_named": False, "heat_contents": False,
-                         "liquid_carried": False}, True),
+                         "liquid_carried": False, "which_one": False}, True),
     "round15-options": ("round 16's options off (dest locators, joined names, open taken, fill from, put back, noun "
                         "lists, keep reasons, class words, plural pairs, empty state, definite source, one of "
                         "adjective)",

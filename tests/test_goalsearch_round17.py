@@ -1,6 +1,7 @@
 """goalsearch, issue 21 round 17: a need never met by what holds already, a later step that
 closes a thing, "all but one", a state verb over a group, a wish about two named things, "this
-mug is filthy", heating what a vessel holds, and a liquid carried in its carton. Sentences
+mug is filthy", heating what a vessel holds, a liquid carried in its carton, and "the box
+that's on the table" / "the other one". Sentences
 written for these tests (none from a held-out or evaluation set); scene
 tests/data/round16_kitchen.yaml."""
 
@@ -38,6 +39,8 @@ CASES = [
      {A("liquid_in", "water0", "pot0"), A("on", "pot0", "counter0"), A("liquid_warm", "water0")}),
     ("liquid_carried", "open the fridge, take the milk out and put it on the counter",
      {A("opened", "fridge0"), A("on", "milk_carton0", "counter0")}),
+    ("which_one", "put the knife in the box that's on the table", {A("in", "knife0", "box1")}),
+    ("which_one", "stack the box that's on the counter on top of the other one", {A("on", "box0", "box1")}),
 ]
 
 

@@ -463,6 +463,9 @@ class SearchOptions:
     #: "take the milk out and put it on the tray": a liquid carried or set on something is its
     #: vessel (the carton), not milk poured somewhere
     liquid_carried: bool = True
+    #: "the book that's on the counter", "the spoon from the counter", "the box beside it": of
+    #: several, the ones there; "on top of the other one": the other one of them
+    which_one: bool = True
 
 
 @dataclass(frozen=True)
@@ -741,6 +744,8 @@ class GoalSearcher:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
             scores = scores + self._disposal(instruction, an, cands, view)
+        if opts.which_one:
+            scores = scores + self._which_one(text, cands, lex)
         if opts.need_states and plain and (need or an is None or not an.named):
             scores = scores + self._need_states(plain, cands, view)
         if opts.left_out and need and an is not None and _LEFT_OUT.search(instruction):
@@ -1572,6 +1577,61 @@ class GoalSearcher:
                 out[i] -= self.options.w_dest
         return out
 
+    def _which_one(self, text: str, cands, lex: Lexicon) -> np.ndarray:
+        """Round 17 (``which_one``): a thing of several said with where it is ("the book that's on
+        the counter", "the spoon from the counter", "the box beside it") is the one there: atoms
+        about the others lose ``w_dest``; "on top of the other one" is the other one of them."""
+        out = np.zeros(len(cands))
+        low = text.lower().replace("’", "'")
+        ms = [m for m in lex.mentions(text) if not m.category]
+        where: dict[str, set[str]] = {}
+        for c in cands:
+            if c.holds and c.atom.predicate in ("on", "in") and len(c.atom.args) == 2:
+                where.setdefault(c.atom.args[0], set()).add(c.atom.args[1])
+        excluded: set[str] = set()
+        targets: set[str] = set()  # "the other one"
+        locators: set[str] = set()  # places that say which one, no destinations
+        picked: dict[int, frozenset[str]] = {}
+        for k, m in enumerate(ms):
+            if len(m.objects) < 2:
+                continue
+            rest = low[m.end:]
+            place: set[str] = set()
+            if (lm := _LOCATED_AFTER.match(rest)) and k + 1 < len(ms) and ms[k + 1].start <= m.end + lm.end() + 1:
+                place = set(ms[k + 1].objects)
+                locators |= place
+            elif _NEAR_IT.match(rest) and (things := [j for j in range(k) if any(o in where for o in ms[j].objects)]):
+                # "it": the last thing said before that lies somewhere (not the place it lies on)
+                place = {p for o in picked.get(things[-1], ms[things[-1]].objects) for p in where.get(o, ())}
+            there = frozenset(o for o in m.objects if where.get(o, set()) & place)
+            if there and there < m.objects:
+                picked[k] = there
+                excluded |= m.objects - there
+        for om in _OTHER_ONE.finditer(low):
+            before = [k for k, m in enumerate(ms) if m.end <= om.start() and len(m.objects) >= 2]
+            if not before:
+                continue
+            k = before[-1]
+            others = ms[k].objects - picked.get(k, frozenset())
+            if not others or others == ms[k].objects:
+                continue
+            kind = _PREP_KIND.get(re.sub(r"\s+", " ", om.group(1)), "")
+            for i, c in enumerate(cands):
+                a = c.atom.args
+                if c.atom.predicate in ("on", "in") and len(a) == 2 and a[1] in others and a[0] in picked[k] \
+                        and (not kind or kind == c.atom.predicate):
+                    out[i] += self.options.w_dest
+            targets |= others
+        if excluded:
+            for i, c in enumerate(cands):
+                if c.focus in excluded or (c.atom.predicate in ("on", "in") and len(c.atom.args) == 2
+                                           and c.atom.args[1] in excluded - targets):
+                    out[i] -= self.options.w_dest
+                elif c.atom.predicate in ("on", "in") and len(c.atom.args) == 2 and c.atom.args[1] in locators \
+                        and not c.holds:
+                    out[i] -= self.options.w_dest  # "the box that's on the table": not onto the table
+        return out
+
     def _fill_from(self, low: str, cands, lex: Lexicon) -> np.ndarray:
         """Round 16 (``fill_from``): "fill the teapot from the kettle", "top up the jug with water
         from the tap": pouring into the vessel filled gets ``w_dest`` (of what the source holds, if
@@ -2228,6 +2288,12 @@ _CARRIED = re.compile(r"\W*(?:(?:please|then|now|and|also|next)\s+)*(?:(?:take|g
                       re.IGNORECASE)
 _POURED = re.compile(r"\b(?:pour|pouring|poured|fill|filled|tip|top\s+up|splash|drizzle|into|in\s+(?:the|a|my|your)\s+"
                      r"(?:cup|mug|glass|bowl|pot|jug|kettle))\b", re.IGNORECASE)
+#: (round 17) where the thing said before is: "that's on the counter", "from the shelf"
+_LOCATED_AFTER = re.compile(r"\s*(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+(?:still\s+|just\s+|now\s+)?(?:(?:sitting|lying|"
+                            r"standing|left|resting|kept)\s+)?(?:on|in|inside|by|beside|next\s+to|near|under)|(?:sitting|lying|"
+                            r"standing|resting)\s+(?:on|in|inside)|from|off|out\s+of)\s+(?:the|my|your|that|this|our)\s+")
+_NEAR_IT = re.compile(r"\s*(?:(?:that's|which\s+is|sitting|standing|just)\s+)?(?:beside|next\s+to|by|near)\s+(?:it|them)\b")
+_OTHER_ONE = re.compile(r"\b(on\s+top\s+of|onto|on|into|inside|in|next\s+to|beside)\s+the\s+other\s+(?:one|\w+)\b")
 _SENTENCE = re.compile(r"[^.!?]+")
 #: (round 17) words saying a thing is dirty
 _DIRTY = re.compile(r"\b(?:dirty|dusty|filthy|grimy|greasy|grubby|mucky|sticky|stained|smeared|smudged|smeary|"
