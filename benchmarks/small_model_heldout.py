@@ -62,6 +62,8 @@ HELDOUT_P_FILE = HELDOUT_DIR / "heldout_2026-11-27p.yaml"
 HELDOUT_Q_FILE = HELDOUT_DIR / "heldout_2026-11-27q.yaml"
 #: the eighteenth, fresh held-out set ("held-out r"), written independently on 2026-11-27 for round 16's blind measurement
 HELDOUT_R_FILE = HELDOUT_DIR / "heldout_2026-11-27r.yaml"
+#: the nineteenth, fresh held-out set ("held-out s"), written independently on 2026-11-27 for round 17's blind measurement
+HELDOUT_S_FILE = HELDOUT_DIR / "heldout_2026-11-27s.yaml"
 HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
                  "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE, "heldout-f": HELDOUT_F_FILE,
                  "heldout-g": HELDOUT_G_FILE, "heldout-h": HELDOUT_H_FILE,
@@ -69,7 +71,7 @@ HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-
                  "heldout-l": HELDOUT_L_FILE, "heldout-m": HELDOUT_M_FILE,
                  "heldout-n": HELDOUT_N_FILE, "heldout-o": HELDOUT_O_FILE,
                  "heldout-p": HELDOUT_P_FILE, "heldout-q": HELDOUT_Q_FILE,
-                 "heldout-r": HELDOUT_R_FILE}
+                 "heldout-r": HELDOUT_R_FILE, "heldout-s": HELDOUT_S_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 #: every set ``run --sets`` takes
 SET_NAMES = ("tuning", "tuning2", "tuning3", "tuning3dev", "saycan", "plan-tool",
@@ -490,7 +492,7 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
+    for set_name in ("heldout-s", "heldout-s-oracle", "heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
                      "heldout-k", "heldout-k-oracle", "heldout-j", "heldout-j-oracle", "heldout-i", "heldout-i-oracle", "heldout-h", "heldout-h-oracle",
                      "heldout-g", "heldout-g-oracle",
                      "heldout-f", "heldout-f-oracle", "heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle",
@@ -540,7 +542,7 @@ def main() -> int:
                    "heldout-e-oracle, heldout-f, heldout-f-oracle, heldout-g, heldout-g-oracle, heldout-h, "
                    "heldout-h-oracle, heldout-i, heldout-i-oracle, heldout-j, heldout-j-oracle, heldout-k, "
                    "heldout-k-oracle, heldout-l, heldout-l-oracle, heldout-m, heldout-m-oracle, heldout-n, "
-                   "heldout-n-oracle, heldout-o, heldout-o-oracle, heldout-p, heldout-p-oracle, heldout-q, heldout-q-oracle, heldout-r, heldout-r-oracle, "
+                   "heldout-n-oracle, heldout-o, heldout-o-oracle, heldout-p, heldout-p-oracle, heldout-q, heldout-q-oracle, heldout-r, heldout-r-oracle, heldout-s, heldout-s-oracle, "
                    "saycan, plan-tool, "
                    "tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)

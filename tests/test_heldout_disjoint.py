@@ -139,14 +139,16 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 #: independently on 2026-11-27, likewise), and the fresh fourteenth one (n, written independently on
 #: 2026-11-27 before round 12 ran on it), o (written independently on 2026-11-27 for round 13) and
 #: p (written independently on 2026-11-27 for round 14), q (written independently on 2026-11-27
-#: for round 15) and r (written independently on 2026-11-27 for round 16)
+#: for round 15), r (written independently on 2026-11-27 for round 16) and s (written independently
+#: on 2026-11-27 for round 17)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
                  "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml", "heldout_2026-11-25i.yaml",
                  "heldout_2026-11-25j.yaml", "heldout_2026-11-25k.yaml", "heldout_2026-11-25l.yaml",
                  "heldout_2026-11-27m.yaml", "heldout_2026-11-27n.yaml",
                  "heldout_2026-11-27o.yaml", "heldout_2026-11-27p.yaml",
-                 "heldout_2026-11-27q.yaml", "heldout_2026-11-27r.yaml")
+                 "heldout_2026-11-27q.yaml", "heldout_2026-11-27r.yaml",
+                 "heldout_2026-11-27s.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -225,7 +227,8 @@ _LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5
                (14, "o", 105, True),
                (15, "p", 105, True),
                (16, "q", 105, True),
-               (17, "r", 110, True)]
+               (17, "r", 110, True),
+               (18, "s", 110, True)]
 #: sets that reuse AutoGPT+P scenes of earlier sets (with new instructions): all 20 were used by a to i
 _REUSES_AUTOGPTP_SCENES = {"j", "k", "l", "m", "n", "o", "p"}  # (p: complex_kitchen_TV_snack, used by an earlier set)
 #: p's helper wrote the six families about evenly (19 of 110 implicit needs, 0.17), under the
