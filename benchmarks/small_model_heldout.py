@@ -293,11 +293,17 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                           {"liquid_carried": False}, True),
     "no-which-one": ("minus 'the box that's on the table', 'the spoon from the counter', 'the other one': which one",
                      {"which_one": False}, True),
+    "no-state-clauses": ("minus a clause with a state verb asks for that state ('boil the kettle, then ...')",
+                         {"state_clauses": False}, True),
+    "no-one-atom-clauses": ("minus clauses that come to one atom give it first ('... Fish it out and hand it to me')",
+                            {"one_atom_clauses": False}, True),
     "round16-options": ("round 17's options off (need holds, closing steps, all but one, group states, wish pairs, "
-                        "dirty named, heat contents, liquid carried, which one; the synonym data stays)",
+                        "dirty named, heat contents, liquid carried, which one, state clauses, one atom clauses; "
+                        "the synonym and idiom data stay)",
                         {"need_holds": False, "closing_steps": False, "all_but_one": False, "group_states": False,
                          "wish_pairs": False, "dirty_named": False, "heat_contents": False,
-                         "liquid_carried": False, "which_one": False}, True),
+                         "liquid_carried": False, "which_one": False, "state_clauses": False,
+                         "one_atom_clauses": False}, True),
     "round15-options": ("round 16's options off (dest locators, joined names, open taken, fill from, put back, noun "
                         "lists, keep reasons, class words, plural pairs, empty state, definite source, one of "
                         "adjective)",

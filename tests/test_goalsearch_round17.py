@@ -1,7 +1,8 @@
 """goalsearch, issue 21 round 17: a need never met by what holds already, a later step that
 closes a thing, "all but one", a state verb over a group, a wish about two named things, "this
 mug is filthy", heating what a vessel holds, a liquid carried in its carton, and "the box
-that's on the table" / "the other one". Sentences
+that's on the table" / "the other one", a clause with a state verb, and clauses that come to
+one atom. Sentences
 written for these tests (none from a held-out or evaluation set); scene
 tests/data/round16_kitchen.yaml."""
 
@@ -39,6 +40,12 @@ CASES = [
      {A("liquid_in", "water0", "pot0"), A("on", "pot0", "counter0"), A("liquid_warm", "water0")}),
     ("liquid_carried", "open the fridge, take the milk out and put it on the counter",
      {A("opened", "fridge0"), A("on", "milk_carton0", "counter0")}),
+    ("state_clauses", "boil the kettle, then bring the mug over to the counter",
+     {A("liquid_warm", "water0"), A("on", "mug0", "counter0")}),
+    ("state_clauses", "boil the kettle, and while it heats up, carry the forks to the counter",
+     {A("liquid_warm", "water0"), A("on", "fork0", "counter0"), A("on", "fork1", "counter0")}),
+    ("one_atom_clauses", "there's a spoon on the table. pick it up and hand it to me, would you",
+     {A("inhand", "spoon0", "human0")}),
     ("which_one", "put the knife in the box that's on the table", {A("in", "knife0", "box1")}),
     ("which_one", "stack the box that's on the counter on top of the other one", {A("on", "box0", "box1")}),
 ]
@@ -54,3 +61,11 @@ def test_round17_option(encoder, kitchen, option, said, want):
     else:
         assert got == want
         assert _top(encoder, kitchen, said, **{option: False}) != want
+
+
+def test_kettle_going_is_boiling_it():
+    from groundplan.methods.small_model.needs import plain_idioms
+
+    assert plain_idioms("get the kettle going, please") == "boil the kettle, please"
+    assert plain_idioms("set the kettle boiling") == "boil the kettle"
+    assert plain_idioms("get the kettle on the stove") == "get the kettle on the stove"

@@ -466,6 +466,12 @@ class SearchOptions:
     #: "the book that's on the counter", "the spoon from the counter", "the box beside it": of
     #: several, the ones there; "on top of the other one": the other one of them
     which_one: bool = True
+    #: "boil the kettle, and ... fetch the crisps onto the table": a clause with a state verb asks
+    #: for one of the states it names, whatever the rest of the sentence favours
+    state_clauses: bool = True
+    #: "There's a hammer in the box. Fish it out and hand it to me": clauses whose atoms come to
+    #: one (the last about the thing wins) give that atom first, before the whole sentence's best
+    one_atom_clauses: bool = True
 
 
 @dataclass(frozen=True)
@@ -806,7 +812,10 @@ class GoalSearcher:
             if multi is not None and opts.all_but_one and multi.source in ("all", "count") and \
                     _ALL_BUT_ONE.search(instruction.lower().replace("’", "'")):
                 multi = self._but_one(multi, cands)
-            if multi is not None and len(multi.atoms) >= 2:
+            if multi is not None and multi.source == "clauses-one":
+                # (round 17) the clauses' one atom first; the structure stays "single"
+                goals.append(replace(multi, source="clauses"))
+            elif multi is not None and len(multi.atoms) >= 2:
                 goals.append(multi)
                 structure = multi.source
         singles = [GoalCandidate((cands[i].atom,), float(scores[i]), "single") for i in order[:max(self.options.max_goals,
@@ -1144,9 +1153,12 @@ class GoalSearcher:
             i = self._lid(cl, chosen, cands, lex)
             if i is None:
                 sc, _, _, _ = self._scores(cl, cands, emb, owner)
+                sb = self._state_bonus(cl, cands, lex)
                 sc = sc + self.options.w_clause_context * scores + np.minimum(bonus, 0.0) + \
-                    self._state_bonus(cl, cands, lex) + self._clause_refs(cl, chosen, cands, lex)
+                    sb + self._clause_refs(cl, chosen, cands, lex)
                 i = int(np.argmax(sc))
+                if self.options.state_clauses and sb.max() > 0:  # (round 17) "boil the kettle, ..."
+                    i = max(np.nonzero(sb > 0)[0], key=lambda j: sc[j])
             if all(cands[i].focus != cands[j].focus for j in chosen):
                 atoms.append(cands[i].atom)
                 chosen.append(i)
@@ -1195,6 +1207,9 @@ class GoalSearcher:
                     # ("chop it on the board": the state; its placement comes as its companion)
                     s = s + self._dest_bonus(cl, cands, lex)
             i = int(np.argmax(s))
+            if self.options.state_clauses and len(clauses) > 1 and sb.max() > 0:
+                # (round 17) "boil the kettle": the kettle's water warmed, not the kettle moved
+                i = max(np.nonzero(sb > 0)[0], key=lambda j: s[j])
             lid = self._lid(cl, chosen, cands, lex) if states and self.options.multistep_refs else None
             added = self._added(cl, chosen, cands, lex, s) if self.options.add_to and chosen else None
             if lid is not None:
@@ -1308,6 +1323,8 @@ class GoalSearcher:
             # state its clause chose for a thing a later atom also names is dropped
             picked = [i for i in picked if not (i in fetched and len(cands[i].atom.args) == 1 and any(
                 cands[i].focus in cands[j].atom.args for j in picked if j != i))]
+        if len(picked) == 1 and len(clauses) >= 2 and self.options.one_atom_clauses:
+            return GoalCandidate((cands[picked[0]].atom,), float(full_scores[picked[0]]), "clauses-one")
         if len(picked) < 2:
             return None
         return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([full_scores[i] for i in picked])),
