@@ -88,7 +88,8 @@ def test_a_container_said_by_its_contents(encoder, kitchen):
 def test_a_goal_that_holds_already_loses(encoder, kitchen):
     said = "the juice is way over in the fridge and I'm sat at the table"
     assert _top(encoder, kitchen, said) != {A("in", "juice0", "fridge0")}
-    assert _top(encoder, kitchen, said, w_holds=0.0) == {A("in", "juice0", "fridge0")}
+    # (round 17's need_holds makes a need's goal that holds lose too: off as well)
+    assert _top(encoder, kitchen, said, w_holds=0.0, need_holds=False) == {A("in", "juice0", "fridge0")}
 
 
 def test_along_with_puts_both_there(encoder, kitchen):

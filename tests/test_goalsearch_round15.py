@@ -36,7 +36,8 @@ def test_a_clause_naming_a_vessel_is_about_its_liquid(encoder, flat):
     said = "boil the kettle, pour the hot water into the mug and bring it to me"
     want = {A("liquid_warm", "water0"), A("liquid_in", "water0", "mug0"), A("inhand", "mug0", "human0")}
     assert _top(encoder, flat, said) == want
-    assert _top(encoder, flat, said, vessel_focus=False) != want
+    # (round 17's state_clauses also picks the kettle's water for "boil the kettle": off as well)
+    assert _top(encoder, flat, said, vessel_focus=False, state_clauses=False) != want
 
 
 @pytest.mark.parametrize("said,want", [
