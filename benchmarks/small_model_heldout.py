@@ -295,8 +295,11 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                      {"which_one": False}, True),
     "no-state-clauses": ("minus a clause with a state verb asks for that state ('boil the kettle, then ...')",
                          {"state_clauses": False}, True),
-    "no-one-atom-clauses": ("minus clauses that come to one atom give it first ('... Fish it out and hand it to me')",
+    "no-one-atom-clauses": ("minus clauses that come to one atom give it first ('... Fish it out and hand it to me'); "
+                            "the shipped default since the round-17 measurement",
                             {"one_atom_clauses": False}, True),
+    "round17-frozen": ("round 17 as frozen (58cb789) and measured blind on held-out s: clauses that come to one atom "
+                       "give it first (one_atom_clauses on; off as shipped since)", {"one_atom_clauses": True}, True),
     "round16-options": ("round 17's options off (need holds, closing steps, all but one, group states, wish pairs, "
                         "dirty named, heat contents, liquid carried, which one, state clauses, one atom clauses; "
                         "the synonym and idiom data stay)",

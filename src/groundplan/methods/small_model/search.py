@@ -470,8 +470,10 @@ class SearchOptions:
     #: for one of the states it names, whatever the rest of the sentence favours
     state_clauses: bool = True
     #: "There's a hammer in the box. Fish it out and hand it to me": clauses whose atoms come to
-    #: one (the last about the thing wins) give that atom first, before the whole sentence's best
-    one_atom_clauses: bool = True
+    #: one (the last about the thing wins) give that atom first, before the whole sentence's best.
+    #: Off since the round-17 measurement: it reads "shut the fridge, somebody left it open" as
+    #: opening it (the statement's "open" wins; held-out e, h and q lose one each, s one)
+    one_atom_clauses: bool = False
 
 
 @dataclass(frozen=True)
