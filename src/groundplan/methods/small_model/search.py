@@ -1249,15 +1249,14 @@ class GoalSearcher:
                 elif prev.predicate == "liquid_in":
                     # "pour water in the cup and hand it to me": the cup; "... and warm it up": either
                     refs = {prev.args[1], prev.args[0]} if self.options.multistep_refs and \
-                        re.search(r"\b(?:warm|heat|boil)", cl, re.IGNORECASE) else {prev.args[1]}
+                        _HEAT.search(cl) else {prev.args[1]}
                 elif self.options.vessel_contents and prev.predicate in _LIQUID_STATES:
                     # "pour milk into a mug, heat it up and bring it to me": the milk's vessel too
                     refs |= {cands[j].atom.args[1] for j in chosen if cands[j].atom.predicate == "liquid_in"
                              and cands[j].atom.args[0] == prev.args[0]}
                 if self.options.heat_contents and _HEAT.search(cl):
                     # (round 17) "... set the pot on the stove and get it heating": the water in the pot
-                    refs |= {cands[j].atom.args[0] for j in chosen if cands[j].atom.predicate == "liquid_in"
-                             and cands[j].atom.args[1] in refs}
+                    refs |= self._poured_into(refs, chosen, cands)
                 if states and opens and k > 0:
                     # "get the X out of the fridge and close it": the last thing the previous
                     # clause names that opens and closes
@@ -1765,9 +1764,14 @@ class GoalSearcher:
         prev = cands[chosen[-1]].atom
         refs = {prev.args[0] if prev.predicate != "at" else prev.args[-1]} - agents
         if heat and _HEAT.search(cl):  # (round 17, ``heat_contents``) heating a vessel heats its liquid
-            refs |= {cands[j].atom.args[0] for j in chosen if cands[j].atom.predicate == "liquid_in"
-                     and cands[j].atom.args[1] in refs}
+            refs |= GoalSearcher._poured_into(refs, chosen, cands)
         return refs
+
+    @staticmethod
+    def _poured_into(vessels, chosen, cands) -> set[str]:
+        """The liquids the chosen atoms pour into ``vessels``."""
+        return {cands[j].atom.args[0] for j in chosen if cands[j].atom.predicate == "liquid_in"
+                and cands[j].atom.args[1] in vessels}
 
     def _state_bonus(self, text: str, cands, lex: Lexicon, pronoun_refs: frozenset[str] | set[str] = frozenset(),
                      person_does: bool = False) -> np.ndarray:
