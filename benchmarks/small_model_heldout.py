@@ -298,8 +298,24 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-one-atom-clauses": ("minus clauses that come to one atom give it first ('... Fish it out and hand it to me'); "
                             "the shipped default since the round-17 measurement",
                             {"one_atom_clauses": False}, True),
+    # round 18 (issue 21)
+    "no-negated-leave": ("minus 'don't leave the fridge open': it ends closed", {"negated_leave": False}, True),
+    "no-have-any": ("minus 'have we got any of those energy bars left?': asked for", {"have_any": False}, True),
+    "no-smell-cause": ("minus 'it reeks of varnish in here': the varnish is the cause", {"smell_cause": False}, True),
+    "no-counted-things": ("minus 'the two things on the coffee table': everything on it", {"counted_things": False},
+                          True),
+    "no-empty-into": ("minus 'empty the water bottle into the watering can': poured", {"empty_into": False}, True),
+    "no-located-exclusions": ("minus 'but not the apple from my lunch box': only the one there left out",
+                              {"located_exclusions": False}, True),
+    "round17-options": ("round 18's options off (negated leave, have any, smell cause, counted things, empty into, "
+                        "located exclusions; the need, state-verb and synonym data stay)",
+                        {"negated_leave": False, "have_any": False, "smell_cause": False, "counted_things": False,
+                         "empty_into": False, "located_exclusions": False}, True),
     "round17-frozen": ("round 17 as frozen (58cb789) and measured blind on held-out s: clauses that come to one atom "
-                       "give it first (one_atom_clauses on; off as shipped since)", {"one_atom_clauses": True}, True),
+                       "give it first (one_atom_clauses on; off as shipped since); round 18's options off (its "
+                       "need, state-verb and synonym data stay)",
+                       {"one_atom_clauses": True, "negated_leave": False, "have_any": False, "smell_cause": False,
+                        "counted_things": False, "empty_into": False, "located_exclusions": False}, True),
     "round16-options": ("round 17's options off (need holds, closing steps, all but one, group states, wish pairs, "
                         "dirty named, heat contents, liquid carried, which one, state clauses, one atom clauses; "
                         "the synonym and idiom data stay)",

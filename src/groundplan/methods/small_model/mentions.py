@@ -826,13 +826,35 @@ def _by_contents(text: str, spans, group: set[str], excluded: set[str], view: Sc
     return group, excluded, ""
 
 
+#: (round 18) "not the apple from my lunch box": the words between a thing and its place
+_LOCATED_GAP = re.compile(r"\s*(?:that's\s+|that\s+is\s+|which\s+is\s+|that\s+are\s+|still\s+)?(?:from|in|on|inside|"
+                          r"out\s+of|off)\s+(?:(?:the|my|your|our|his|her|their|this|that)\s+)?(?:[a-z'-]+\s+)?", re.IGNORECASE)
+
+
+def _excluded_places(text: str, mentions, spans, view: SceneView) -> dict[int, set[str]]:
+    """Round 18 (``located_exclusions``): in a negated span, a thing of several followed by where it
+    is ("not the apple from my lunch box") excludes the ones there, and the place is no exclusion.
+    Mention index -> excluded objects (an empty set for the place)."""
+    out: dict[int, set[str]] = {}
+    for k in range(len(mentions) - 1):
+        m, at = mentions[k], mentions[k + 1]
+        span = next(((s, e) for s, e in spans if s <= m.start < e), None)
+        if span is None or len(m.objects) < 2 or not (span[0] <= at.start < span[1]) or at.category \
+                or not _LOCATED_GAP.fullmatch(text[m.end:at.start]):
+            continue
+        there = {o for o in m.objects if view.place.get(o) in at.objects}
+        if there and there != set(m.objects):
+            out[k], out[k + 1] = there, set()
+    return out
+
+
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
             subject_negation: bool = False, conjoined: bool = False, contents: bool = False,
             nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False,
-            one_of_adjective: bool = False) -> Analysis:
+            one_of_adjective: bool = False, located_exclusions: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -845,10 +867,11 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     spans = _negated_spans(text, keep, more_cues, bar, subject_negation) if negation else []
     kept_objs = frozenset(_kept_objects(text, mentions)) if negation and keep else frozenset()
     kept = []
-    for m in mentions:
+    where = _excluded_places(text, mentions, spans, view) if located_exclusions else {}
+    for k, m in enumerate(mentions):
         inside = any(s <= m.start < e for s, e in spans)
         if inside:
-            excluded |= set(m.objects)
+            excluded |= where.get(k, set(m.objects))
         else:
             kept.append(m)
     excluded -= {view.place.get(o) for o in kept_objs}  # "leave the X on the counter": the counter is not excluded

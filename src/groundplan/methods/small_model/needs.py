@@ -288,10 +288,19 @@ def paraphrase_needs(text: str, loose: bool = False, more: bool = False) -> tupl
     return tuple(out)
 
 
-def wanted(text: str, start: int) -> bool:
+#: (round 18) a thing asked about: "have we got any of those energy bars left?", "is there any cake?"
+_ASKED_ABOUT = re.compile(r"\b(?:(?:have|has)\s+(?:we|you|they|i)\s+(?:still\s+)?got|(?:we|you)'ve\s+(?:still\s+)?got|"
+                          r"(?:we|you)\s+got|(?:is|are)\s+there(?:\s+still)?|(?:do|did)\s+(?:we|you)\s+(?:still\s+)?"
+                          r"have|(?:any|some)\s+(?:more|left)\s+of)\s+(?:(?:any|some|a|an|the|more|of|those|these|that|"
+                          r"left|my|our)\s+){0,4}$")
+
+
+def wanted(text: str, start: int, questions: bool = False) -> bool:
     """The mention at ``start`` is what the person asks for ("I'd like an apple", "could use the
-    remote"), not context ("these walnuts won't crack")."""
-    return bool(_WANT.search(text[max(0, start - 40):start].lower()))
+    remote"), not context ("these walnuts won't crack"); with ``questions`` (round 18), also what
+    they ask about ("have we got any of those energy bars left?")."""
+    before = text[max(0, start - 40):start].lower().replace("’", "'")
+    return bool(_WANT.search(before) or (questions and _ASKED_ABOUT.search(before)))
 
 
 __all__ = ["INFINITIVE", "disposal_said", "is_disposal_class", "is_need_statement", "need_states", "paraphrase_needs",

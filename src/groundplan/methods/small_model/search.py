@@ -474,6 +474,22 @@ class SearchOptions:
     #: Off since the round-17 measurement: it reads "shut the fridge, somebody left it open" as
     #: opening it (the statement's "open" wins; held-out e, h and q lose one each, s one)
     one_atom_clauses: bool = False
+    # round 18 (issue 21)
+    #: "fetch me the cheese, and don't leave the fridge open this time": a thing one must not
+    #: leave open ends closed (and an opening of it goes)
+    negated_leave: bool = True
+    #: "I'm flagging. Have we got any of those energy bars left?": a thing asked about is asked for
+    have_any: bool = True
+    #: "it reeks of varnish in here": what a smell is of is its cause, not what is asked for
+    smell_cause: bool = True
+    #: "bring the two things on the coffee table over": everything on it
+    counted_things: bool = True
+    #: "empty the water bottle into the watering can": a vessel of liquid emptied into another is
+    #: poured into it
+    empty_into: bool = True
+    #: "put the fruit in the basket, but not the apple from my lunch box": only the apple there is
+    #: left out
+    located_exclusions: bool = True
 
 
 @dataclass(frozen=True)
@@ -690,6 +706,12 @@ class GoalSearcher:
         if opts.whatever_all and _WHATEVER.search(instruction.replace("’", "'")):
             # (round 15) "whatever's on the coffee table": everything on it
             instruction = _WHATEVER.sub(lambda m: "everything " + m.group(1), instruction.replace("’", "'"))
+        if opts.empty_into:  # (round 18) "empty the water bottle into the watering can": pour it
+            instruction = _EMPTY_INTO.sub(lambda m: "pour " + m.group(0)[len(m.group(1)) + 1:] if any(
+                a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in mm.objects
+                for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
+        if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
+            instruction = _COUNTED_THINGS.sub("everything ", instruction)
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
@@ -699,7 +721,7 @@ class GoalSearcher:
                          subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
                          contents=opts.contents_clauses, nested_places=opts.nested_places,
                          plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
-                         one_of_adjective=opts.one_of_adjective)
+                         one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -779,7 +801,7 @@ class GoalSearcher:
                 # (round 15) "shut whatever's been left open": each thing open now, of the kinds said
                 multi = self._open_ones(instruction, an, cands, view, lex)
             if multi is None and an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
-                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start)
+                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start, opts.have_any)
                     for m in an.mentions if m.objects & an.group)) and not (
                     need and opts.cause_context and _caused(instruction, an) & an.group):
                 # (a need's group, unless the person does something to it: "I'd like to chop some
@@ -848,6 +870,10 @@ class GoalSearcher:
             closed = self._closing_steps(text, goals[0].atoms, cands, lex)
             if closed is not None:
                 goals.insert(0, GoalCandidate(closed, goals[0].score, goals[0].source, goals[0].lm_logprob))
+        if opts.negated_leave and goals:  # (round 18) "don't leave the fridge open": it ends closed
+            shut = self._left_shut(instruction, goals[0].atoms, cands, lex)
+            if shut is not None:
+                goals.insert(0, GoalCandidate(shut, goals[0].score, goals[0].source, goals[0].lm_logprob))
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
@@ -1364,10 +1390,7 @@ class GoalSearcher:
             low = cl.lower().replace("’", "'")
             if k == 0 or not _CLOSE_STEP.search(low) or _NOT_STEP.search(low):
                 continue
-            ms = [m for m in lex.mentions(cl) if not m.category]
-            # "the fridge door": the fridge's door, not a door of the room
-            ms = [m for k2, m in enumerate(ms) if not (k2 and not cl[ms[k2 - 1].end:m.start].strip()
-                                                       and _PART_WORD.fullmatch(cl[m.start:m.end].lower()))]
+            ms = _whole_things(cl, lex)
             said = [m.objects & closing.keys() for m in ms]
             things = [next(iter(o)) for o in said if len(o) == 1]
             if not things and not any(said):
@@ -1376,6 +1399,30 @@ class GoalSearcher:
                 if not earlier or not _STEP_BACK_REF.search(low) or any(a.predicate == "closed" for a in out):
                     continue
                 things = [earlier[-1]]
+            for o in things:
+                out = [a for a in out if not (a.predicate == "opened" and a.args and a.args[0] == o)]
+                if closing[o] not in out:
+                    out.append(closing[o])
+        return tuple(out) if out != list(atoms) else None
+
+    @staticmethod
+    def _left_shut(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional[tuple[Atom, ...]]:
+        """Round 18 (``negated_leave``): "don't leave the fridge open", "make sure the tub isn't left
+        open": the thing named between the verb and "open" ends closed, and an opening of it goes
+        from the goal ("it" is the last thing that opens and closes named before). None when
+        nothing changes."""
+        low = text.lower().replace("’", "'")
+        closing = {c.atom.args[0]: c.atom for c in cands if c.atom.predicate == "closed"}
+        out = list(atoms)
+        for m in _LEAVE_OPEN.finditer(low):
+            g = "np" if m.group("np") is not None else "np2"
+            span = text[m.start(g):m.end(g)]
+            things = [o for mm in _whole_things(span, lex) if len(mm.objects & closing.keys()) == 1
+                      for o in mm.objects & closing.keys()]
+            if not things and _PRONOUN.fullmatch(span.strip()):
+                earlier = [o for mm in lex.mentions(text[:m.start()]) if not mm.category and len(mm.objects) == 1
+                           for o in mm.objects if o in closing]
+                things = earlier[-1:]
             for o in things:
                 out = [a for a in out if not (a.predicate == "opened" and a.args and a.args[0] == o)]
                 if closing[o] not in out:
@@ -1827,7 +1874,8 @@ class GoalSearcher:
         """A need statement: handing over, or a state change written for a need; an object the
         statement names is what it asks for only after "I'd like", "could use", ... ."""
         out = np.zeros(len(cands))
-        context = {o for m in an.mentions if not m.category and not wanted(text, m.start) for o in m.objects} \
+        context = {o for m in an.mentions if not m.category and not wanted(text, m.start, self.options.have_any)
+                   for o in m.objects} \
             if an is not None else set()
         if an is not None and self.options.cause_context:  # (round 14) "sticky after that fruit": the cause
             context |= _caused(text, an)
@@ -1844,7 +1892,12 @@ class GoalSearcher:
             asked |= {o for m in an.mentions if not m.category
                       and _COUNTED_BEFORE.search(text[max(0, m.start - 30):m.start].lower()) for o in m.objects}
         w_context = self.options.w_context
+        smelt = _with_vessels({o for m in an.mentions if _SMELL_OF.search(text[max(0, m.start - 30):m.start].lower())
+                               for o in m.objects}, view) - asked if an is not None and self.options.smell_cause else set()
         for i, c in enumerate(cands):
+            if c.focus in smelt:  # (round 18) "it reeks of varnish": the varnish is the cause, nothing asked of it
+                out[i] -= 2 * self.options.w_mention + w_context
+                continue
             strong = w_context if c.focus not in asked else 0.0
             if strong and c.focus in context and c.frame == "inhand/?/robot":
                 out[i] -= self.options.w_need_mode + strong  # (round 8) nor the robot's hand
@@ -2088,6 +2141,14 @@ _ALONG_WITH_ME = re.compile(r"(?P<verb>\b(?:give|hand|pass|bring|fetch|get|grab|
                             re.IGNORECASE)
 
 
+def _whole_things(cl: str, lex: Lexicon) -> list:
+    """The mentions of things (no categories) in ``cl``; "the fridge door" names the fridge (its
+    door), not a door of the room."""
+    ms = [m for m in lex.mentions(cl) if not m.category]
+    return [m for k, m in enumerate(ms) if not (k and not cl[ms[k - 1].end:m.start].strip()
+                                                and _PART_WORD.fullmatch(cl[m.start:m.end].lower()))]
+
+
 def _along_with(text: str) -> str:
     """"Put it on the mat together with the ruler": "put it on the mat, and put the ruler on the
     mat" (the other thing goes where the first goes)."""
@@ -2128,6 +2189,13 @@ def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
 _CAUSE = re.compile(r"\b(?:after|because\s+of|thanks\s+to)\s+(?:(?:eating|having|drinking|peeling|cracking|"
                     r"shelling|handling|cutting|all|that|those|these|the|my|some|this|of|so\s+many|so\s+much)\s+){0,3}"
                     r"(?:[a-z]+\s+)?$", re.IGNORECASE)
+
+
+#: (round 18) "it reeks of varnish", "the smell of fish", "fumes from the glue pot"
+_SMELL_OF = re.compile(r"\b(?:(?:reek|reeks|reeking|stink|stinks|stinking|smell|smells|smelling|stench|whiff|pong|"
+                       r"pongs|niff|odour|odor|fumes|fug)\s+(?:of|from)|smells\s+like|stinks\s+like)\s+"
+                       r"(?:(?:the|that|this|those|these|some|old|stale|all|my|your|his|her|their|its|wet|burnt|"
+                       r"rotten|rotting|mouldy|moldy)\s+){0,3}$")
 
 
 def _caused(text: str, an: Analysis) -> set[str]:
@@ -2298,6 +2366,19 @@ _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of
 #: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 #: (round 17) a step that closes something ("shut it again", "put the lid back on"; not "close to")
+#: (round 18) "empty the bottle into the can", "tip the jug out into the sink"
+_EMPTY_INTO = re.compile(r"\b(empty|tip|drain|dump)\s+(?:out\s+)?(?P<np>[^,.;!?]{1,40}?)\s+(?:out\s+)?(?:into|in)\b",
+                         re.IGNORECASE)
+#: (round 18) "the two things on the coffee table", "both items in the box": everything there
+_COUNTED_THINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?(?:two|three|four|five|both|both\s+the|2|3|4|5)\s+"
+                             r"(?:things|items|objects|bits)\s+(?=(?:that\s+are\s+|lying\s+|sitting\s+|left\s+)?"
+                             r"(?:on|in|inside|from|off)\b)", re.IGNORECASE)
+#: (round 18) "don't leave the fridge open", "never leave it open", "make sure the tub isn't left open"
+_LEAVE_OPEN = re.compile(r"\b(?:(?:don't|do\s+not|dont|never|not\s+to|try\s+not\s+to)\s+(?:go\s+and\s+)?leave\s+"
+                         r"(?P<np>[^,.;!?]{1,40}?)\s+(?:wide\s+|hanging\s+|standing\s+|lying\s+)?(?:open|opened|ajar)|"
+                         r"(?:make\s+sure|check|see\s+that)\s+(?P<np2>[^,.;!?]{1,40}?)\s+(?:isn't|is\s+not|aren't|"
+                         r"are\s+not|doesn't\s+get|does\s+not\s+get|don't\s+get|isn't\s+being)\s+(?:left\s+)?"
+                         r"(?:wide\s+)?(?:open|opened|ajar))\b")
 _CLOSE_STEP = re.compile(r"\b(?:close|shut)\b(?!\s+(?:to|by|up\s+shop)\b)|\blid\s+(?:back\s+)?on\b")
 _NOT_STEP = re.compile(r"\b(?:don't|do\s+not|dont|never|not|no\s+need|without)\b")
 _ALL_BUT_ONE = re.compile(r"\b(?:all|every\s+one|each\s+one|all\s+of\s+them|the\s+lot)\s*,?\s+(?:but|bar|except|"
