@@ -64,6 +64,8 @@ HELDOUT_Q_FILE = HELDOUT_DIR / "heldout_2026-11-27q.yaml"
 HELDOUT_R_FILE = HELDOUT_DIR / "heldout_2026-11-27r.yaml"
 #: the nineteenth, fresh held-out set ("held-out s"), written independently on 2026-11-27 for round 17's blind measurement
 HELDOUT_S_FILE = HELDOUT_DIR / "heldout_2026-11-27s.yaml"
+#: the twentieth, fresh held-out set ("held-out t"), written independently on 2026-11-28 for round 18's blind measurement
+HELDOUT_T_FILE = HELDOUT_DIR / "heldout_2026-11-28t.yaml"
 HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
                  "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE, "heldout-f": HELDOUT_F_FILE,
                  "heldout-g": HELDOUT_G_FILE, "heldout-h": HELDOUT_H_FILE,
@@ -71,7 +73,8 @@ HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-
                  "heldout-l": HELDOUT_L_FILE, "heldout-m": HELDOUT_M_FILE,
                  "heldout-n": HELDOUT_N_FILE, "heldout-o": HELDOUT_O_FILE,
                  "heldout-p": HELDOUT_P_FILE, "heldout-q": HELDOUT_Q_FILE,
-                 "heldout-r": HELDOUT_R_FILE, "heldout-s": HELDOUT_S_FILE}
+                 "heldout-r": HELDOUT_R_FILE, "heldout-s": HELDOUT_S_FILE,
+                 "heldout-t": HELDOUT_T_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 #: every set ``run --sets`` takes
 SET_NAMES = ("tuning", "tuning2", "tuning3", "tuning3dev", "saycan", "plan-tool",
@@ -307,15 +310,21 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
     "no-empty-into": ("minus 'empty the water bottle into the watering can': poured", {"empty_into": False}, True),
     "no-located-exclusions": ("minus 'but not the apple from my lunch box': only the one there left out",
                               {"located_exclusions": False}, True),
+    "no-nested-sources": ("minus 'all the food from the dining table': the apple on a plate there too",
+                          {"nested_sources": False}, True),
+    "no-clear-off": ("minus 'clear the clamps off my bench': off it and in nobody's hand", {"clear_off": False},
+                     True),
     "round17-options": ("round 18's options off (negated leave, have any, smell cause, counted things, empty into, "
-                        "located exclusions; the need, state-verb and synonym data stay)",
+                        "located exclusions, nested sources, clear off; the need and state-verb data stay)",
                         {"negated_leave": False, "have_any": False, "smell_cause": False, "counted_things": False,
-                         "empty_into": False, "located_exclusions": False}, True),
+                         "empty_into": False, "located_exclusions": False, "nested_sources": False,
+                         "clear_off": False}, True),
     "round17-frozen": ("round 17 as frozen (58cb789) and measured blind on held-out s: clauses that come to one atom "
                        "give it first (one_atom_clauses on; off as shipped since); round 18's options off (its "
-                       "need, state-verb and synonym data stay)",
+                       "need and state-verb data stay)",
                        {"one_atom_clauses": True, "negated_leave": False, "have_any": False, "smell_cause": False,
-                        "counted_things": False, "empty_into": False, "located_exclusions": False}, True),
+                        "counted_things": False, "empty_into": False, "located_exclusions": False,
+                        "nested_sources": False, "clear_off": False}, True),
     "round16-options": ("round 17's options off (need holds, closing steps, all but one, group states, wish pairs, "
                         "dirty named, heat contents, liquid carried, which one, state clauses, one atom clauses; "
                         "the synonym and idiom data stay)",
@@ -517,7 +526,7 @@ def report(out_dir: Path) -> str:
         res = json.loads(p.read_text())
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-s", "heldout-s-oracle", "heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
+    for set_name in ("heldout-t", "heldout-t-oracle", "heldout-s", "heldout-s-oracle", "heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
                      "heldout-k", "heldout-k-oracle", "heldout-j", "heldout-j-oracle", "heldout-i", "heldout-i-oracle", "heldout-h", "heldout-h-oracle",
                      "heldout-g", "heldout-g-oracle",
                      "heldout-f", "heldout-f-oracle", "heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle",
@@ -567,7 +576,7 @@ def main() -> int:
                    "heldout-e-oracle, heldout-f, heldout-f-oracle, heldout-g, heldout-g-oracle, heldout-h, "
                    "heldout-h-oracle, heldout-i, heldout-i-oracle, heldout-j, heldout-j-oracle, heldout-k, "
                    "heldout-k-oracle, heldout-l, heldout-l-oracle, heldout-m, heldout-m-oracle, heldout-n, "
-                   "heldout-n-oracle, heldout-o, heldout-o-oracle, heldout-p, heldout-p-oracle, heldout-q, heldout-q-oracle, heldout-r, heldout-r-oracle, heldout-s, heldout-s-oracle, "
+                   "heldout-n-oracle, heldout-o, heldout-o-oracle, heldout-p, heldout-p-oracle, heldout-q, heldout-q-oracle, heldout-r, heldout-r-oracle, heldout-s, heldout-s-oracle, heldout-t, heldout-t-oracle, "
                    "saycan, plan-tool, "
                    "tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)

@@ -1,6 +1,7 @@
 """goalsearch, issue 21 round 18: "don't leave the fridge open", a thing asked about ("have we
 got any of those crackers left?"), what a smell is of, "the two things on the side table",
-emptying a bottle into a pot, and "but not the pear in the cupboard". Sentences written for
+emptying a bottle into a pot, "but not the pear in the cupboard", "all the food from the table"
+(the sandwich on a plate there too) and "clear the side table" (off it, in nobody's hand). Sentences written for
 these tests (none from a held-out or evaluation set); scenes tests/data/round18_room.yaml and
 tests/data/round16_kitchen.yaml."""
 
@@ -12,6 +13,7 @@ import pytest
 from goalsearch_util import A
 from goalsearch_util import top as _top
 
+from groundplan.pddl.formula import Not
 from groundplan.sim.pipeline import build
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -42,6 +44,20 @@ CASES = [
      {A("in", "pear0", "bowl0"), A("in", "pear1", "bowl0"), A("in", "orange0", "bowl0")}),
     ("located_exclusions", "move the fruit to the counter except the pear that's in the cupboard",
      {A("on", "pear0", "counter0"), A("on", "pear1", "counter0"), A("on", "orange0", "counter0")}),
+    ("nested_sources", "put all the food from the table in the bowl",
+     {A("in", "pear0", "bowl0"), A("in", "pear1", "bowl0"), A("in", "orange0", "bowl0"), A("in", "sandwich0", "bowl0")}),
+]
+
+
+def _off(o: str) -> set:
+    return {Not(A("on", o, "side_table0")), Not(A("inhand", o, "robot0")), Not(A("inhand", o, "human0"))}
+
+
+#: clear_off: the things off the place and in nobody's hand (negative literals)
+CLEARS = [
+    ("clear the side table", _off("remote0") | _off("magazine0")),
+    ("clear the side table, but leave the remote where it is", {A("on", "remote0", "side_table0")} | _off("magazine0")),
+    ("take the magazine off the side table, would you", _off("magazine0")),
 ]
 
 
@@ -49,6 +65,18 @@ CASES = [
 def test_round18_option(encoder, room, option, said, want):
     assert _top(encoder, room, said) == want
     assert _top(encoder, room, said, **{option: False}) != want
+
+
+@pytest.mark.parametrize("said,want", CLEARS, ids=[f"clear_off-{k}" for k in range(len(CLEARS))])
+def test_clear_off(encoder, room, said, want):
+    assert _top(encoder, room, said) == want
+    assert _top(encoder, room, said, clear_off=False) != want
+
+
+def test_clear_off_with_a_destination_is_a_placing(encoder, room):
+    assert _top(encoder, room, "take the magazine off the side table and put it on the counter") == \
+        {A("on", "magazine0", "counter0")}
+    assert not any(isinstance(a, Not) for a in _top(encoder, room, "get the remote off the side table for me"))
 
 
 def test_fridge_door_left_open_closes_the_fridge(encoder, kitchen):

@@ -854,7 +854,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
             subject_negation: bool = False, conjoined: bool = False, contents: bool = False,
             nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False,
-            one_of_adjective: bool = False, located_exclusions: bool = False) -> Analysis:
+            one_of_adjective: bool = False, located_exclusions: bool = False,
+            nested_sources: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -967,6 +968,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             if place is None:
                 continue
             here = held_by(view, place, every_place)
+            if nested_sources and group:  # (round 18) "all the food from the table": the apple on a plate there too
+                here = here | {o for x in here for o in held_by(view, x, every_place) if o in group}
             if group and not (group & here):
                 continue  # "put all the books on the coffee table": a destination
             if not group and not has_all:

@@ -67,7 +67,7 @@ from groundplan.methods.small_model.needs import (
     wanted,
 )
 from groundplan.methods.small_model.pool import Example, Retriever
-from groundplan.pddl.formula import Atom
+from groundplan.pddl.formula import Atom, Not
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.semantics import check_semantics
@@ -490,6 +490,10 @@ class SearchOptions:
     #: "put the fruit in the basket, but not the apple from my lunch box": only the apple there is
     #: left out
     located_exclusions: bool = True
+    #: "put all the food from the dining table into the basket": the apple on a plate there too
+    nested_sources: bool = True
+    #: "clear the clamps off my bench", with no destination: off it and in nobody's hand
+    clear_off: bool = True
 
 
 @dataclass(frozen=True)
@@ -721,7 +725,8 @@ class GoalSearcher:
                          subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
                          contents=opts.contents_clauses, nested_places=opts.nested_places,
                          plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
-                         one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions)
+                         one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions,
+                         nested_sources=opts.nested_sources)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -877,6 +882,10 @@ class GoalSearcher:
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
+        if opts.clear_off and goals and an is not None:  # (round 18) "clear the clamps off my bench": off it
+            cleared = self._cleared(instruction, an, goals[0].atoms, view, lex)
+            if cleared is not None:
+                goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
         seen, ranked = set(), []
         for g in goals:
             if g.text not in seen:
@@ -1404,6 +1413,62 @@ class GoalSearcher:
                 if closing[o] not in out:
                     out.append(closing[o])
         return tuple(out) if out != list(atoms) else None
+
+    @staticmethod
+    def _cleared(instruction: str, an: Analysis, atoms: Sequence[Atom], view: SceneView,
+                 lex: Lexicon) -> Optional[tuple]:
+        """Round 18 (``clear_off``): "clear the clamps off my bench", "clear the bench off", with no
+        destination said: each thing there is off it and in nobody's hand (it is put away somewhere,
+        wherever the planner finds), as negative literals in place of the goal's atoms about it;
+        kept and excluded things stay. None when the instruction says no such thing."""
+        low = instruction.lower().replace("’", "'")
+        m = next((m for rx in _CLEAR_OFF for m in rx.finditer(low)
+                  if not re.search(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us)\b", m.group("place"))), None)
+        if m is None:
+            return None
+        places = [mm for mm in lex.mentions(instruction[m.start("place"):m.end("place")]) if not mm.category]
+        np_text = m.groupdict().get("np") or ""
+        named = {o for mm in lex.mentions(instruction[m.start("np"):m.end("np")]) for o in mm.objects} \
+            if np_text.strip() else set()
+        if not places:
+            return None
+        holding = [p for p in places[-1].objects if named & held_by(view, p)]
+        if len(places[-1].objects) == 1:
+            place = next(iter(places[-1].objects))
+        elif len(holding) == 1:  # "the plates off the table": the table the plates are on
+            place = holding[0]
+        else:
+            return None
+        # what the rest says of the things, leaving aside what is kept ("leave the violin where it is")
+        kept_spans = [k.span() for k in _CLEAR_KEPT.finditer(low, m.end())]
+        kept = {o for k0, k1 in kept_spans for mm in lex.mentions(instruction[k0:k1]) for o in mm.objects}
+        rest = _CLEAR_KEPT.sub(" ", low[m.end():])
+        sentence = re.split(r"[.;!?]", rest, maxsplit=1)[0]
+        if _CLEAR_THEN.search(sentence) or _DEST_AFTER.search(rest):
+            return None  # "... off the chair and place it on the coffee table", "... for me": elsewhere
+        there = {a.args[0]: a.predicate for a in view.init if a.predicate in ("on", "in") and len(a.args) == 2
+                 and a.args[1] == place and a.args[0] not in view.humans and a.args[0] not in view.robots}
+        if np_text.strip() and not re.fullmatch(r"\s*(?:everything|it\s+all|all\s+of\s+it|all|the\s+lot|stuff)\s*",
+                                                np_text):
+            things = [o for o in there if o in named]
+        else:
+            things = list(there)
+        kept |= {o for o in there if held_by(view, o) & (kept | an.kept | an.excluded)}  # "the one with the salmon on it"
+        things = [o for o in things if o not in an.kept and o not in an.excluded and o not in kept]
+        if not things:
+            return None
+        gone = set(things)
+        # (and no state of the place: "clear the table" asks for nothing to be cleaned)
+        # (and the goal's other moves of the things said, kept or not, go unless they hold now)
+        said = gone | kept | named | set(an.group)
+        init = set(view.init)
+        out: list = [a for a in atoms if not (a.args and a.args[0] in said and _kind(a.predicate) == "place"
+                                              and a not in init)
+                     and not (a.args == (place,) and a.predicate != "visited")]
+        for o in things:
+            out.append(Not(Atom(there[o], (o, place))))
+            out.extend(Not(Atom("inhand", (o, agent))) for agent in (*view.robots, *view.humans))
+        return tuple(out)
 
     @staticmethod
     def _left_shut(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional[tuple[Atom, ...]]:
@@ -2373,6 +2438,22 @@ _EMPTY_INTO = re.compile(r"\b(empty|tip|drain|dump)\s+(?:out\s+)?(?P<np>[^,.;!?]
 _COUNTED_THINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?(?:two|three|four|five|both|both\s+the|2|3|4|5)\s+"
                              r"(?:things|items|objects|bits)\s+(?=(?:that\s+are\s+|lying\s+|sitting\s+|left\s+)?"
                              r"(?:on|in|inside|from|off)\b)", re.IGNORECASE)
+#: (round 18) "clear the clamps off my bench"; "clear the bench off", "clear off the shelf", "clear the
+#: table for the next round"
+_CLEAR_END = r"(?=\s*(?:[,.;!?]|$|\bbut\b|\bexcept\b|\bapart\b|\bleav))"
+_CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s+off(?:\s+of)?\s+"
+                         r"(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)?[a-z' ]{1,30}?)" + _CLEAR_END),
+              re.compile(r"\bclear\s+(?:off\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
+                         r"(?:\s+off)?(?:\s+for\s+[a-z' ]{1,30}?)?" + _CLEAR_END))
+#: (round 18) what a clearing keeps: "..., but leave the violin where it is", "apart from my towel"
+_CLEAR_KEPT = re.compile(r"\b(?:leave|leaving|not|don't|do\s+not|except|apart|but\s+the|bar|besides|other\s+than)\b"
+                         r"[^,.;!?]*")
+#: (round 18) after the place cleared, in its sentence: something else done with the things
+_CLEAR_THEN = re.compile(r"\b(?:me|us|hand|give|pass|bring|put|place|set|lay|pop|stick|drop|move|carry|throw|bin|chuck|"
+                         r"dump|wash|rinse|wipe|stack|pile|store|hang|goes|go)\b")
+#: (round 18) a destination said after the place cleared: "... and onto the counter", "into the box"
+_DEST_AFTER = re.compile(r"\b(?:onto|into|inside|on\s+to|in\s+to|over\s+to|on|in|to|away\s+in|back\s+(?:in|on))\s+"
+                         r"(?:the|my|your|our|a|an|that|this)\b")
 #: (round 18) "don't leave the fridge open", "never leave it open", "make sure the tub isn't left open"
 _LEAVE_OPEN = re.compile(r"\b(?:(?:don't|do\s+not|dont|never|not\s+to|try\s+not\s+to)\s+(?:go\s+and\s+)?leave\s+"
                          r"(?P<np>[^,.;!?]{1,40}?)\s+(?:wide\s+|hanging\s+|standing\s+|lying\s+)?(?:open|opened|ajar)|"
