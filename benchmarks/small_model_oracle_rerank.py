@@ -39,7 +39,8 @@ BLIND = ("heldout-g", "heldout-g-oracle", "heldout-h", "heldout-h-oracle", "held
          "heldout-j", "heldout-j-oracle", "heldout-k", "heldout-k-oracle",
          "heldout-l", "heldout-l-oracle", "heldout-m", "heldout-m-oracle", "heldout-n", "heldout-n-oracle",
          "heldout-o", "heldout-o-oracle", "heldout-p", "heldout-p-oracle", "heldout-q", "heldout-q-oracle",
-         "heldout-r", "heldout-r-oracle", "heldout-s", "heldout-s-oracle")
+         "heldout-r", "heldout-r-oracle", "heldout-s", "heldout-s-oracle", "heldout-t",
+         "heldout-t-oracle")
 
 
 def candidate_outcomes(task, searcher, planner, timeout: float) -> list[bool | None]:

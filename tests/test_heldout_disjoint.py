@@ -139,8 +139,8 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
 #: independently on 2026-11-27, likewise), and the fresh fourteenth one (n, written independently on
 #: 2026-11-27 before round 12 ran on it), o (written independently on 2026-11-27 for round 13) and
 #: p (written independently on 2026-11-27 for round 14), q (written independently on 2026-11-27
-#: for round 15), r (written independently on 2026-11-27 for round 16) and s (written independently
-#: on 2026-11-27 for round 17)
+#: for round 15), r (written independently on 2026-11-27 for round 16), s (written independently
+#: on 2026-11-27 for round 17) and t (written independently on 2026-11-28 for round 18)
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
                  "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml", "heldout_2026-11-25i.yaml",
@@ -148,7 +148,7 @@ HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout
                  "heldout_2026-11-27m.yaml", "heldout_2026-11-27n.yaml",
                  "heldout_2026-11-27o.yaml", "heldout_2026-11-27p.yaml",
                  "heldout_2026-11-27q.yaml", "heldout_2026-11-27r.yaml",
-                 "heldout_2026-11-27s.yaml")
+                 "heldout_2026-11-27s.yaml", "heldout_2026-11-28t.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -228,7 +228,8 @@ _LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5
                (15, "p", 105, True),
                (16, "q", 105, True),
                (17, "r", 110, True),
-               (18, "s", 110, True)]
+               (18, "s", 110, True),
+               (19, "t", 105, True)]
 #: sets that reuse AutoGPT+P scenes of earlier sets (with new instructions): all 20 were used by a to i
 _REUSES_AUTOGPTP_SCENES = {"j", "k", "l", "m", "n", "o", "p"}  # (p: complex_kitchen_TV_snack, used by an earlier set)
 #: p's helper wrote the six families about evenly (19 of 110 implicit needs, 0.17), under the
