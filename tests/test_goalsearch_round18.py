@@ -77,6 +77,9 @@ def test_clear_off_with_a_destination_is_a_placing(encoder, room):
     assert _top(encoder, room, "take the magazine off the side table and put it on the counter") == \
         {A("on", "magazine0", "counter0")}
     assert not any(isinstance(a, Not) for a in _top(encoder, room, "get the remote off the side table for me"))
+    # "leave it on the counter" says where it goes (no kept thing)
+    assert _top(encoder, room, "take the magazine off the side table and leave it on the counter") == \
+        {A("on", "magazine0", "counter0")}
 
 
 def test_fridge_door_left_open_closes_the_fridge(encoder, kitchen):

@@ -2446,7 +2446,7 @@ _CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s
               re.compile(r"\bclear\s+(?:off\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
                          r"(?:\s+off)?(?:\s+for\s+[a-z' ]{1,30}?)?" + _CLEAR_END))
 #: (round 18) what a clearing keeps: "..., but leave the violin where it is", "apart from my towel"
-_CLEAR_KEPT = re.compile(r"\b(?:leave|leaving|not|don't|do\s+not|except|apart|but\s+the|bar|besides|other\s+than)\b"
+_CLEAR_KEPT = re.compile(r"\b(?:(?:leave|leaving)(?!\s+(?:it|them)\b)|not|don't|do\s+not|except|apart|but\s+the|bar|besides|other\s+than)\b"
                          r"[^,.;!?]*")
 #: (round 18) after the place cleared, in its sentence: something else done with the things
 _CLEAR_THEN = re.compile(r"\b(?:me|us|hand|give|pass|bring|put|place|set|lay|pop|stick|drop|move|carry|throw|bin|chuck|"
