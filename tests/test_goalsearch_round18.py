@@ -58,6 +58,7 @@ CLEARS = [
     ("clear the side table", _off("remote0") | _off("magazine0")),
     ("clear the side table, but leave the remote where it is", {A("on", "remote0", "side_table0")} | _off("magazine0")),
     ("take the magazine off the side table, would you", _off("magazine0")),
+    ("clear the side table please", _off("remote0") | _off("magazine0")),
 ]
 
 
@@ -80,6 +81,15 @@ def test_clear_off_with_a_destination_is_a_placing(encoder, room):
     # "leave it on the counter" says where it goes (no kept thing)
     assert _top(encoder, room, "take the magazine off the side table and leave it on the counter") == \
         {A("on", "magazine0", "counter0")}
+
+
+def test_counted_things_needs_the_definite_article():
+    # "take two things off the rack": any two, not everything there
+    from groundplan.methods.small_model.search import _COUNTED_THINGS
+
+    assert _COUNTED_THINGS.search("bring the two things on the coffee table over")
+    assert _COUNTED_THINGS.search("move both items on the shelf")
+    assert not _COUNTED_THINGS.search("take two things off the hook rack and bring them over")
 
 
 def test_fridge_door_left_open_closes_the_fridge(encoder, kitchen):

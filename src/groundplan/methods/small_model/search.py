@@ -1423,7 +1423,8 @@ class GoalSearcher:
         kept and excluded things stay. None when the instruction says no such thing."""
         low = instruction.lower().replace("’", "'")
         m = next((m for rx in _CLEAR_OFF for m in rx.finditer(low)
-                  if not re.search(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us)\b", m.group("place"))), None)
+                  if not re.search(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us|and|then|or|it|them|"
+                                   r"over|please)\b", m.group("place"))), None)
         if m is None:
             return None
         places = [mm for mm in lex.mentions(instruction[m.start("place"):m.end("place")]) if not mm.category]
@@ -2435,12 +2436,12 @@ _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 _EMPTY_INTO = re.compile(r"\b(empty|tip|drain|dump)\s+(?:out\s+)?(?P<np>[^,.;!?]{1,40}?)\s+(?:out\s+)?(?:into|in)\b",
                          re.IGNORECASE)
 #: (round 18) "the two things on the coffee table", "both items in the box": everything there
-_COUNTED_THINGS = re.compile(r"\b(?:the\s+|those\s+|these\s+)?(?:two|three|four|five|both|both\s+the|2|3|4|5)\s+"
+_COUNTED_THINGS = re.compile(r"\b(?:(?:the|those|these)\s+(?:two|three|four|five|2|3|4|5)|both|both\s+the)\s+"
                              r"(?:things|items|objects|bits)\s+(?=(?:that\s+are\s+|lying\s+|sitting\s+|left\s+)?"
                              r"(?:on|in|inside|from|off)\b)", re.IGNORECASE)
 #: (round 18) "clear the clamps off my bench"; "clear the bench off", "clear off the shelf", "clear the
 #: table for the next round"
-_CLEAR_END = r"(?=\s*(?:[,.;!?]|$|\bbut\b|\bexcept\b|\bapart\b|\bleav))"
+_CLEAR_END = r"(?=\s*(?:[,.;!?]|$|\bbut\b|\bexcept\b|\bapart\b|\bleav|\bplease\b|\bthanks\b|\bcheers\b))"
 _CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s+off(?:\s+of)?\s+"
                          r"(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)?[a-z' ]{1,30}?)" + _CLEAR_END),
               re.compile(r"\bclear\s+(?:off\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
