@@ -498,7 +498,7 @@ class SearchOptions:
 
 @dataclass(frozen=True)
 class GoalCandidate:
-    atoms: tuple[Atom, ...]
+    atoms: tuple[Atom, ...]  # (round 18, ``clear_off``: also ``Not`` of an atom, added last)
     score: float
     source: str  # single | clauses | count | all
     lm_logprob: Optional[float] = None
@@ -2431,7 +2431,6 @@ _PRONOUN_DEST = re.compile(r"\b(into|inside|onto|on\s+top\s+of|in|on)\s+(?:it|th
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
 #: "close the lid", "shut it again"; "from it" / "out of it" (a source); "fill" / "top up"
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
-#: (round 17) a step that closes something ("shut it again", "put the lid back on"; not "close to")
 #: (round 18) "empty the bottle into the can", "tip the jug out into the sink"
 _EMPTY_INTO = re.compile(r"\b(empty|tip|drain|dump)\s+(?:out\s+)?(?P<np>[^,.;!?]{1,40}?)\s+(?:out\s+)?(?:into|in)\b",
                          re.IGNORECASE)
@@ -2461,6 +2460,7 @@ _LEAVE_OPEN = re.compile(r"\b(?:(?:don't|do\s+not|dont|never|not\s+to|try\s+not\
                          r"(?:make\s+sure|check|see\s+that)\s+(?P<np2>[^,.;!?]{1,40}?)\s+(?:isn't|is\s+not|aren't|"
                          r"are\s+not|doesn't\s+get|does\s+not\s+get|don't\s+get|isn't\s+being)\s+(?:left\s+)?"
                          r"(?:wide\s+)?(?:open|opened|ajar))\b")
+#: (round 17) a step that closes something ("shut it again", "put the lid back on"; not "close to")
 _CLOSE_STEP = re.compile(r"\b(?:close|shut)\b(?!\s+(?:to|by|up\s+shop)\b)|\blid\s+(?:back\s+)?on\b")
 _NOT_STEP = re.compile(r"\b(?:don't|do\s+not|dont|never|not|no\s+need|without)\b")
 _ALL_BUT_ONE = re.compile(r"\b(?:all|every\s+one|each\s+one|all\s+of\s+them|the\s+lot)\s*,?\s+(?:but|bar|except|"
