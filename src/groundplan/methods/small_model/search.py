@@ -711,7 +711,7 @@ class GoalSearcher:
             # (round 15) "whatever's on the coffee table": everything on it
             instruction = _WHATEVER.sub(lambda m: "everything " + m.group(1), instruction.replace("’", "'"))
         if opts.empty_into:  # (round 18) "empty the water bottle into the watering can": pour it
-            instruction = _EMPTY_INTO.sub(lambda m: "pour " + m.group(0)[len(m.group(1)) + 1:] if any(
+            instruction = _EMPTY_INTO.sub(lambda m: "pour" + m.group(0)[len(m.group(1)):] if any(
                 a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in mm.objects
                 for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
         if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
@@ -1408,10 +1408,7 @@ class GoalSearcher:
                 if not earlier or not _STEP_BACK_REF.search(low) or any(a.predicate == "closed" for a in out):
                     continue
                 things = [earlier[-1]]
-            for o in things:
-                out = [a for a in out if not (a.predicate == "opened" and a.args and a.args[0] == o)]
-                if closing[o] not in out:
-                    out.append(closing[o])
+            out = _ends_closed(out, things, closing)
         return tuple(out) if out != list(atoms) else None
 
     @staticmethod
@@ -1422,17 +1419,15 @@ class GoalSearcher:
         wherever the planner finds), as negative literals in place of the goal's atoms about it;
         kept and excluded things stay. None when the instruction says no such thing."""
         low = instruction.lower().replace("’", "'")
-        m = next((m for rx in _CLEAR_OFF for m in rx.finditer(low)
-                  if not re.search(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us|and|then|or|it|them|"
-                                   r"over|please)\b", m.group("place"))), None)
+        m = next((m for rx in _CLEAR_OFF for m in rx.finditer(low) if not _NOT_A_PLACE.search(m.group("place"))), None)
         if m is None:
             return None
         places = [mm for mm in lex.mentions(instruction[m.start("place"):m.end("place")]) if not mm.category]
+        if not places:
+            return None
         np_text = m.groupdict().get("np") or ""
         named = {o for mm in lex.mentions(instruction[m.start("np"):m.end("np")]) for o in mm.objects} \
             if np_text.strip() else set()
-        if not places:
-            return None
         holding = [p for p in places[-1].objects if named & held_by(view, p)]
         if len(places[-1].objects) == 1:
             place = next(iter(places[-1].objects))
@@ -1447,7 +1442,9 @@ class GoalSearcher:
         sentence = re.split(r"[.;!?]", rest, maxsplit=1)[0]
         if _CLEAR_THEN.search(sentence) or _DEST_AFTER.search(rest):
             return None  # "... off the chair and place it on the coffee table", "... for me": elsewhere
-        there = {a.args[0]: a.predicate for a in view.init if a.predicate in ("on", "in") and len(a.args) == 2
+        # (sorted: the initial state is a set, and the goal's text must not depend on its order)
+        there = {a.args[0]: a.predicate for a in sorted(view.init, key=lambda a: a.args)
+                 if a.predicate in ("on", "in") and len(a.args) == 2
                  and a.args[1] == place and a.args[0] not in view.humans and a.args[0] not in view.robots}
         if np_text.strip() and not re.fullmatch(r"\s*(?:everything|it\s+all|all\s+of\s+it|all|the\s+lot|stuff)\s*",
                                                 np_text):
@@ -1489,10 +1486,7 @@ class GoalSearcher:
                 earlier = [o for mm in lex.mentions(text[:m.start()]) if not mm.category and len(mm.objects) == 1
                            for o in mm.objects if o in closing]
                 things = earlier[-1:]
-            for o in things:
-                out = [a for a in out if not (a.predicate == "opened" and a.args and a.args[0] == o)]
-                if closing[o] not in out:
-                    out.append(closing[o])
+            out = _ends_closed(out, things, closing)
         return tuple(out) if out != list(atoms) else None
 
     def _hand_me(self, text: str, cands) -> np.ndarray:
@@ -2207,6 +2201,16 @@ _ALONG_WITH_ME = re.compile(r"(?P<verb>\b(?:give|hand|pass|bring|fetch|get|grab|
                             re.IGNORECASE)
 
 
+def _ends_closed(atoms: list, things, closing: dict[str, Atom]) -> list:
+    """``atoms`` with each of ``things`` closed at the end: its opening goes, its closing is added
+    (``closing_steps``, ``negated_leave``)."""
+    for o in things:
+        atoms = [a for a in atoms if not (a.predicate == "opened" and a.args and a.args[0] == o)]
+        if closing[o] not in atoms:
+            atoms.append(closing[o])
+    return atoms
+
+
 def _whole_things(cl: str, lex: Lexicon) -> list:
     """The mentions of things (no categories) in ``cl``; "the fridge door" names the fridge (its
     door), not a door of the room."""
@@ -2445,6 +2449,8 @@ _CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s
                          r"(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)?[a-z' ]{1,30}?)" + _CLEAR_END),
               re.compile(r"\bclear\s+(?:off\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
                          r"(?:\s+off)?(?:\s+for\s+[a-z' ]{1,30}?)?" + _CLEAR_END))
+#: (round 18) words that make the text after "off" more than a place ("off the shelf for me", "... and bring them")
+_NOT_A_PLACE = re.compile(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us|and|then|or|it|them|over|please)\b")
 #: (round 18) what a clearing keeps: "..., but leave the violin where it is", "apart from my towel"
 _CLEAR_KEPT = re.compile(r"\b(?:(?:leave|leaving)(?!\s+(?:it|them)\b)|not|don't|do\s+not|except|apart|but\s+the|bar|besides|other\s+than)\b"
                          r"[^,.;!?]*")
