@@ -175,10 +175,46 @@ def close_under(affs: Iterable[str], rules: Sequence[tuple[str, str]]) -> frozen
     return frozenset(out)
 
 
+#: WordNet's noun.food lexicographer file; words a drink's hypernyms include
+_FOOD_LEXFILE = 13
+_BEVERAGE = frozenset({"beverage", "drinkable", "potable"})
+
+
+def ingestion_checked(cls: str, affs: Iterable[str]) -> tuple[set[str], tuple[str, ...]]:
+    """Neighbours' votes never make a thing edible or drinkable that the dictionary says is
+    not: ``consumable`` is kept only when some WordNet sense of the class (or of a word of its
+    name) is a food, and
+    ``drinkable`` only when a sense is a beverage (varnish sits next to water and juice by
+    embedding, but is a coating). Classes WordNet lacks keep the vote. Returns the
+    affordances and the ones withheld."""
+    out = set(affs)
+    risky = out & {"consumable", "drinkable"}
+    if not risky:
+        return out, ()
+    from groundplan.knowledge.wordnet import WordNet
+
+    wn = WordNet.load()
+    kinds = wn.kinds(cls) if wn is not None else None
+    if kinds is None:
+        return out, ()
+    files, hyper = kinds
+    withheld = []
+    if "consumable" in risky and _FOOD_LEXFILE not in files and not any(
+            _FOOD_LEXFILE in (wn.kinds(w) or ((), ()))[0] for w in words(cls)):  # a "cheese_wheel" is cheese
+        withheld.append("consumable")
+    if "drinkable" in risky and not (hyper & _BEVERAGE):
+        withheld.append("drinkable")
+    return out - set(withheld), tuple(withheld)
+
+
 def _finish(cls: str, affs: Iterable[str], source: str, known: OAM, evidence: Mapping[str, frozenset[str]],
             rules: Sequence[tuple[str, str]], neighbours: tuple[tuple[str, float], ...] = ()) -> Inference:
     ev = evidence.get(cls, frozenset())
     final = close_under(set(affs) | ev, rules)
+    if not source.startswith("head:"):  # a known head class decides for itself ("ginger_beer" -> beer)
+        final, withheld = ingestion_checked(cls, final)
+        if withheld:
+            source += f" ({', '.join(withheld)} withheld: no food or drink sense in WordNet)"
     return Inference(cls, tuple(sorted(final)), source, neighbours, tuple(sorted(ev)))
 
 

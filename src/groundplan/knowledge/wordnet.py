@@ -177,6 +177,28 @@ class WordNet:
         first: ``waders`` are ``hip_boot``, ``thigh_boot``, then ``boot``, ``footwear``, ..."""
         return list(dict.fromkeys(w for w, _ in self._broader(cls, depth)))
 
+    def kinds(self, cls: str, depth: int = 8) -> Optional[tuple[frozenset[int], frozenset[str]]]:
+        """(lexicographer files, hypernym words) over every noun sense of the class name's most
+        specific lemma WordNet has (``lemmas``), or None when WordNet has none of them."""
+        for lemma in self.lemmas(cls):
+            offs = self.index.get(lemma, ())
+            if not offs:
+                continue
+            files, words = set(), set()
+            level, seen = list(offs), set(offs)
+            for _ in range(depth + 1):
+                nxt = []
+                for off in level:
+                    syn = self._synset(off)
+                    if off in offs:
+                        files.add(syn.lexfile)
+                    words.update(syn.words)
+                    nxt += [h for h in syn.hypernyms if h not in seen]
+                    seen.update(syn.hypernyms)
+                level = nxt
+            return frozenset(files), frozenset(words)
+        return None
+
     def nearest_known(self, cls: str, known: Callable[[str], bool], depth: int = 3) -> Optional[str]:
         """The nearest word of the class's sense or its hypernyms (``broader``) that ``known``
         accepts and whose own first physical sense is that very synset: ``waders`` -> ``boot``,
