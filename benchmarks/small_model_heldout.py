@@ -478,7 +478,9 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
     searcher = method.searcher(config)
     load_s = time.perf_counter() - t_load
     base = {}
-    if reuse:
+    if reuse and config.get("adapter", "off") != "off":
+        print(f"{name}: --reuse ignored (the adapter changes goals the search alone does not show)", flush=True)
+    elif reuse:
         from groundplan.sim.pipeline import build
 
         base = {r["task"]: r for r in json.loads((out_dir / f"{reuse}@{set_name}.json").read_text())["rows"]}

@@ -76,6 +76,29 @@ def _add_special(model: Any, tok: Any) -> None:
     model.resize_token_embeddings(len(tok))
 
 
+def load_base_smollm2() -> tuple[Any, Any]:
+    """SmolLM2-135M from the GGUF file the embedded default ships, as a float32 transformers
+    model and its tokenizer (dequantised once, then loaded from a safetensors cache)."""
+    torch = _torch()
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    gguf = bundled_model_path()
+    cache = _cache_dir() / f"{gguf.stem}-hf"
+    if (cache / "config.json").is_file():
+        return (AutoModelForCausalLM.from_pretrained(str(cache), dtype=torch.float32),
+                AutoTokenizer.from_pretrained(str(cache)))
+    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    # the GGUF weights are dequantised to float32: a plain model, serialisable
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    cache.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(str(cache))
+    tok.save_pretrained(str(cache))
+    return model, tok
+
+
 def load_model(source: str = "smollm2", *, texts: Iterable[str] = (), seed: int = 0) -> RobLM:
     """Load the base model (see the module text) with RobLM's special tokens added."""
     torch = _torch()
@@ -85,22 +108,8 @@ def load_model(source: str = "smollm2", *, texts: Iterable[str] = (), seed: int 
     if source == "tiny":
         return tiny_model(texts, seed=seed)
     if source == "smollm2":
-        gguf = bundled_model_path()
-        cache = _cache_dir() / f"{gguf.stem}-hf"
-        if (cache / "config.json").is_file():  # dequantised once, then loaded as safetensors
-            tok = AutoTokenizer.from_pretrained(str(cache))
-            model = AutoModelForCausalLM.from_pretrained(str(cache), dtype=torch.float32)
-        else:
-            tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-            model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
-            # the GGUF weights are dequantised to float32: a plain model, serialisable
-            model.hf_quantizer = None
-            if hasattr(model.config, "quantization_config"):
-                del model.config.quantization_config
-            cache.mkdir(parents=True, exist_ok=True)
-            model.save_pretrained(str(cache))
-            tok.save_pretrained(str(cache))
-        name = f"SmolLM2-135M ({gguf.name})"
+        model, tok = load_base_smollm2()
+        name = f"SmolLM2-135M ({bundled_model_path().name})"
     else:
         p = Path(source).expanduser()
         if not p.is_dir():

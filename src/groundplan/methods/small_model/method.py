@@ -50,9 +50,25 @@ class GoalSearchConfig:
     self_correction: bool = True
     #: a MiniLM model directory (default: the bundled one)
     minilm_dir: Optional[str] = None
+    #: (round 19) the goal adapter (``adapter.py``): "off"; "first": its generated goal is
+    #: planned first, goalsearch's candidates after it; "rerank": goalsearch's first
+    #: ``adapter_k`` candidates in the order of the adapter's likelihood
+    adapter: str = "off"
+    #: the adapter's directory (default: the one the package ships)
+    adapter_path: Optional[str] = None
+    adapter_k: int = 5
 
 
-_OWN_SETTINGS = ("self_correction", "minilm_dir")
+_OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k")
+_ADAPTER_MODES = ("off", "first", "rerank")
+
+
+@dataclass(frozen=True)
+class _AdapterGoal:
+    text: str
+    score: float = 0.0
+    source: str = "adapter"
+    lm_logprob: Optional[float] = None
 
 
 def options_from(config: Mapping[str, Any]) -> SearchOptions:
@@ -77,8 +93,12 @@ class GoalSearch(Method):
             raise ConfigError(f"{cls.name}: unknown setting '{unknown[0]}'{did_you_mean(unknown[0], known)} "
                               f"(known: {', '.join(known)})")
         search = config_from(SearchOptions, {k: v for k, v in values.items() if k in names}, owner=cls.name)
-        return config_from(GoalSearchConfig, {k: v for k, v in values.items() if k not in names}, owner=cls.name,
-                           search=search)
+        cfg = config_from(GoalSearchConfig, {k: v for k, v in values.items() if k not in names}, owner=cls.name,
+                          search=search)
+        if cfg.adapter not in _ADAPTER_MODES:
+            raise ConfigError(f"{cls.name}: adapter '{cfg.adapter}'{did_you_mean(cfg.adapter, _ADAPTER_MODES)} "
+                              f"(one of: {', '.join(_ADAPTER_MODES)})")
+        return cfg
 
     def __init__(self) -> None:
         self._searchers: dict[Any, GoalSearcher] = {}
@@ -115,7 +135,8 @@ class GoalSearch(Method):
                       candidates=[{"goal": g.text, "score": round(g.score, 4), "source": g.source,
                                    "lm_logprob": None if g.lm_logprob is None else round(g.lm_logprob, 4)}
                                   for g in res.goals])
-            tries = res.goals if self_correction else res.goals[:1]
+            goals = _with_adapter(config, res.goals, pt.problem, task.instruction, rec)
+            tries = goals if self_correction else goals[:1]
             out = None
             goal_text: Optional[str] = None
             last_error = "no candidate goal"
@@ -154,3 +175,26 @@ class GoalSearch(Method):
                        goal=goal_text, plan=out.plan, metrics={**score.metrics(), "tool_calls": 1},
                        usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
                        error=None if ok else (score.failure or "goal not reached"), seed=ctx.seed)
+
+
+def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instruction: str, rec: TraceRecorder) -> list:
+    """goalsearch's candidates with the goal adapter's say (``GoalSearchConfig.adapter``)."""
+    if config.adapter == "off":
+        return list(goals)
+    from groundplan.methods.small_model.adapter import shared_adapter
+
+    t0 = time.perf_counter()
+    adapter = shared_adapter(config.adapter_path)
+    if config.adapter == "first":
+        text = adapter.goal(problem, instruction)
+        rec.event("note", what="goal adapter", goal=text, seconds=round(time.perf_counter() - t0, 4))
+        return [_AdapterGoal(text)] + [g for g in goals if g.text != text]
+    head, tail = list(goals[: config.adapter_k]), list(goals[config.adapter_k:])
+    if len(head) < 2:
+        return head + tail
+    lps = adapter.logprobs(problem, instruction, [g.text for g in head])
+    order = sorted(range(len(head)), key=lambda i: -lps[i])
+    rec.event("note", what="goal adapter rerank", logprobs=[round(x, 3) for x in lps],
+              seconds=round(time.perf_counter() - t0, 4))
+    return [head[i] for i in order] + tail
+
