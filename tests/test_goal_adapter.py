@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from groundplan.errors import ConfigError
+from groundplan.methods.base import TraceRecorder
 from groundplan.methods.small_model import adapter as A
 from groundplan.methods.small_model.method import GoalSearch, _with_adapter
-from groundplan.methods.base import TraceRecorder
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.model import Problem
 
