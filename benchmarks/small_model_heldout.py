@@ -358,6 +358,13 @@ VARIANTS: dict[str, tuple[str, dict, bool]] = {
                        {"cue_words": False, "clause_objects": False, "compound_heads": False, "fill_for_need": False,
                         "category_heads": False, "liquid_vessels": False, "w_context": 0.0, "counted_asked": False},
                        True),
+    # round 19 (issue 21): the goal adapter (methods/small_model/adapter.py; --adapter names its directory)
+    "adapter-first": ("plus the goal adapter's generated goal, planned before goalsearch's candidates",
+                      {"adapter": "first"}, True),
+    "adapter-confident": ("plus the goal adapter's generated goal first when its mean log-probability per token is "
+                          "at least -0.05", {"adapter": "confident"}, True),
+    "adapter-rerank": ("plus the goal adapter reranking goalsearch's first 5 candidates by likelihood",
+                       {"adapter": "rerank"}, True),
 }
 
 
@@ -476,6 +483,10 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
         if hasattr(b, "load"):
             b.load()
     searcher = method.searcher(config)
+    if config.get("adapter", "off") != "off":  # the adapter's model is loaded before the clock of the first task
+        from groundplan.methods.small_model.adapter import shared_adapter
+
+        shared_adapter(config.get("adapter_path")).load()
     load_s = time.perf_counter() - t_load
     base = {}
     if reuse and config.get("adapter", "off") != "off":
@@ -500,6 +511,9 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
                      "status": ep.status, "llm_calls": ep.usage.model_calls,
                      "wall_s": round(time.perf_counter() - w0, 4), "cpu_s": round(time.process_time() - c0, 4)})
         r = rows[-1]
+        for ev in ep.trace or ():  # the goal adapter's answer (round 19): goal, confidence, whether used
+            if ev.get("what") == "goal adapter":
+                r.update(adapter_goal=ev["goal"], adapter_logprob=ev["mean_logprob"], adapter_used=ev["used"])
         print(f"{name} {t.id} {'ok ' if r['success'] else 'BAD'} {r['wall_s']:.2f}s {t.instruction[:60]!r} -> {ep.goal}",
               flush=True)
     label = LABEL.get(name, name)
@@ -589,6 +603,8 @@ def main() -> int:
     r.add_argument("--n-batch", type=int, help="embedded model's batch size (1: one token per decode; the llama.cpp "
                    "build of 2026-11-24 segfaults on batched decodes on this machine)")
     r.add_argument("--out", type=Path, default=OUT)
+    r.add_argument("--adapter", metavar="DIR", help="the goal adapter of the adapter-* variants (default: the "
+                   "one the package ships)")
     r.add_argument("--reuse", metavar="LABEL", help="copy the row of run LABEL of the same set wherever this variant's "
                    "first goal is the same (ablation rows: only the tasks an option changes are run)")
     rp = sub.add_parser("report")
@@ -605,6 +621,11 @@ def main() -> int:
         LABEL_NOTE = args.label_note or ""
     if args.config is not None:
         VARIANTS["custom"] = ("ad-hoc options", args.config, bool(args.config.get("lm_scoring", True)))
+    if args.adapter:
+        for v in args.variants:
+            if VARIANTS[v][1].get("adapter", "off") != "off":
+                desc, cfg, llm = VARIANTS[v]
+                VARIANTS[v] = (f"{desc} ({args.adapter})", {**cfg, "adapter_path": str(args.adapter)}, llm)
     sets = args.sets.split(",")
     unknown = [s for s in sets if s not in SET_NAMES]
     if unknown:

@@ -65,9 +65,11 @@ def test_adapter_setting_is_checked():
 class _Fake:
     def __init__(self):
         self.asked = []
+        self.lp = -0.01
 
-    def goal(self, problem, instruction):
-        return "(and (inhand apple0 human0))"
+    def generate(self, prompt):
+        assert prompt.endswith("Goal:")
+        return "(and (inhand apple0 human0))", self.lp
 
     def logprobs(self, problem, instruction, goals):
         self.asked.append(list(goals))
@@ -89,6 +91,11 @@ def test_modes_order_the_candidates(monkeypatch):
     first = _with_adapter(GoalSearch.configure({"adapter": "first"}), goals, _problem(), "x", TraceRecorder())
     assert [g.text for g in first] == ["(and (inhand apple0 human0))", goals[0].text, goals[2].text, goals[3].text]
     assert first[0].source == "adapter"
+    sure = _with_adapter(GoalSearch.configure({"adapter": "confident"}), goals, _problem(), "x", TraceRecorder())
+    assert [g.text for g in sure] == [g.text for g in first]
+    fake.lp = -0.5  # below adapter_min_logprob (-0.05): goalsearch's order stands
+    assert _with_adapter(GoalSearch.configure({"adapter": "confident"}), goals, _problem(), "x",
+                         TraceRecorder()) == goals
     rr = _with_adapter(GoalSearch.configure({"adapter": "rerank", "adapter_k": 3}), goals, _problem(), "x",
                        TraceRecorder())
     assert fake.asked == [[g.text for g in goals[:3]]]  # only the first k are scored

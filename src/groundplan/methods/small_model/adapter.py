@@ -170,22 +170,23 @@ class GoalAdapter:
             model.eval()
             self._model, self._tok = model, tok
 
-    def goals(self, prompts: Sequence[str]) -> list[str]:
+    def generate(self, prompt: str) -> tuple[str, float]:
+        """The greedy goal for a prompt and its mean log-probability per token (a confidence)."""
         self.load()
         torch = _torch()
         tok, model = self._tok, self._model
-        out = []
         with torch.no_grad():
-            for p in prompts:
-                enc = tok(p, return_tensors="pt", add_special_tokens=False)
-                gen = model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
-                                     eos_token_id=tok.eos_token_id, pad_token_id=tok.eos_token_id)
-                text = tok.decode(gen[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
-                out.append(text.strip().split("\n")[0].strip())
-        return out
+            enc = tok(prompt, return_tensors="pt", add_special_tokens=False)
+            gen = model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                 eos_token_id=tok.eos_token_id, pad_token_id=tok.eos_token_id,
+                                 output_scores=True, return_dict_in_generate=True)
+            new = gen.sequences[0, enc["input_ids"].shape[1]:]
+            lps = [float(torch.log_softmax(sc[0].float(), dim=-1)[t]) for sc, t in zip(gen.scores, new)]
+        text = tok.decode(new, skip_special_tokens=True)
+        return text.strip().split("\n")[0].strip(), (sum(lps) / len(lps) if lps else float("-inf"))
 
     def goal(self, problem: Problem, instruction: str) -> str:
-        return self.goals([prompt_text(scene_text(problem), instruction)])[0]
+        return self.generate(prompt_text(scene_text(problem), instruction))[0]
 
     def logprobs(self, problem: Problem, instruction: str, goals: Sequence[str]) -> list[float]:
         """log P(goal and the end token | scene, request) under the adapter for each goal text

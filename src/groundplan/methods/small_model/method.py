@@ -51,16 +51,19 @@ class GoalSearchConfig:
     #: a MiniLM model directory (default: the bundled one)
     minilm_dir: Optional[str] = None
     #: (round 19) the goal adapter (``adapter.py``): "off"; "first": its generated goal is
-    #: planned first, goalsearch's candidates after it; "rerank": goalsearch's first
-    #: ``adapter_k`` candidates in the order of the adapter's likelihood
+    #: planned first, goalsearch's candidates after it; "confident": the same when the
+    #: generated goal's mean log-probability per token is at least ``adapter_min_logprob``;
+    #: "rerank": goalsearch's first ``adapter_k`` candidates in the order of the adapter's
+    #: likelihood
     adapter: str = "off"
     #: the adapter's directory (default: the one the package ships)
     adapter_path: Optional[str] = None
     adapter_k: int = 5
+    adapter_min_logprob: float = -0.05
 
 
-_OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k")
-_ADAPTER_MODES = ("off", "first", "rerank")
+_OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k", "adapter_min_logprob")
+_ADAPTER_MODES = ("off", "first", "confident", "rerank")
 
 
 @dataclass(frozen=True)
@@ -185,10 +188,16 @@ def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instructi
 
     t0 = time.perf_counter()
     adapter = shared_adapter(config.adapter_path)
-    if config.adapter == "first":
-        text = adapter.goal(problem, instruction)
-        rec.event("note", what="goal adapter", goal=text, seconds=round(time.perf_counter() - t0, 4))
-        return [_AdapterGoal(text)] + [g for g in goals if g.text != text]
+    if config.adapter in ("first", "confident"):
+        from groundplan.methods.small_model.adapter import prompt_text, scene_text
+
+        text, mean_lp = adapter.generate(prompt_text(scene_text(problem), instruction))
+        used = config.adapter == "first" or mean_lp >= config.adapter_min_logprob
+        rec.event("note", what="goal adapter", goal=text, mean_logprob=round(mean_lp, 4), used=used,
+                  seconds=round(time.perf_counter() - t0, 4))
+        if not used:
+            return list(goals)
+        return [_AdapterGoal(text, lm_logprob=mean_lp)] + [g for g in goals if g.text != text]
     head, tail = list(goals[: config.adapter_k]), list(goals[config.adapter_k:])
     if len(head) < 2:
         return head + tail
