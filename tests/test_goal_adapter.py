@@ -56,10 +56,18 @@ def test_data_refuses_evaluation_sets(tmp_path, capsys):
     assert not (tmp_path / "x.jsonl").exists()
 
 
-def test_adapter_setting_is_checked():
-    assert GoalSearch.configure({"adapter": "rerank"}).adapter == "rerank"
+@pytest.fixture
+def adapter_dir(tmp_path):
+    (tmp_path / "adapter.json").write_text("{}")
+    return str(tmp_path)
+
+
+def test_adapter_setting_is_checked(adapter_dir, tmp_path):
+    assert GoalSearch.configure({"adapter": "rerank", "adapter_path": adapter_dir}).adapter == "rerank"
     with pytest.raises(ConfigError, match=r"adapter 'rerenk' \(did you mean rerank\?\)"):
         GoalSearch.configure({"adapter": "rerenk"})
+    with pytest.raises(ConfigError, match="needs a trained goal adapter"):  # refused before any episode
+        GoalSearch.configure({"adapter": "first", "adapter_path": str(tmp_path / "none")})
 
 
 class _Fake:
@@ -81,22 +89,22 @@ class _G:
         self.text, self.score, self.source, self.lm_logprob = text, 0.0, "single", None
 
 
-def test_modes_order_the_candidates(monkeypatch):
+def test_modes_order_the_candidates(monkeypatch, adapter_dir):
     fake = _Fake()
     monkeypatch.setattr(A, "shared_adapter", lambda path=None: fake)
     goals = [_G("(and (inhand cup0 human0) (on cup0 table0))"), _G("(and (inhand apple0 human0))"),
              _G("(and (on tea0 table0))"), _G("(and (opened fridge0) (inhand cup0 human0) (on a b))")]
     off = _with_adapter(GoalSearch.configure({}), goals, _problem(), "x", TraceRecorder())
     assert off == goals
-    first = _with_adapter(GoalSearch.configure({"adapter": "first"}), goals, _problem(), "x", TraceRecorder())
+    first = _with_adapter(GoalSearch.configure({"adapter": "first", "adapter_path": adapter_dir}), goals, _problem(), "x", TraceRecorder())
     assert [g.text for g in first] == ["(and (inhand apple0 human0))", goals[0].text, goals[2].text, goals[3].text]
     assert first[0].source == "adapter"
-    sure = _with_adapter(GoalSearch.configure({"adapter": "confident"}), goals, _problem(), "x", TraceRecorder())
+    sure = _with_adapter(GoalSearch.configure({"adapter": "confident", "adapter_path": adapter_dir}), goals, _problem(), "x", TraceRecorder())
     assert [g.text for g in sure] == [g.text for g in first]
     fake.lp = -0.5  # below adapter_min_logprob (-0.05): goalsearch's order stands
-    assert _with_adapter(GoalSearch.configure({"adapter": "confident"}), goals, _problem(), "x",
+    assert _with_adapter(GoalSearch.configure({"adapter": "confident", "adapter_path": adapter_dir}), goals, _problem(), "x",
                          TraceRecorder()) == goals
-    rr = _with_adapter(GoalSearch.configure({"adapter": "rerank", "adapter_k": 3}), goals, _problem(), "x",
+    rr = _with_adapter(GoalSearch.configure({"adapter": "rerank", "adapter_k": 3, "adapter_path": adapter_dir}), goals, _problem(), "x",
                        TraceRecorder())
     assert fake.asked == [[g.text for g in goals[:3]]]  # only the first k are scored
     assert [g.text for g in rr] == [goals[2].text, goals[1].text, goals[0].text, goals[3].text]

@@ -101,6 +101,15 @@ class GoalSearch(Method):
         if cfg.adapter not in _ADAPTER_MODES:
             raise ConfigError(f"{cls.name}: adapter '{cfg.adapter}'{did_you_mean(cfg.adapter, _ADAPTER_MODES)} "
                               f"(one of: {', '.join(_ADAPTER_MODES)})")
+        if cfg.adapter != "off":  # refused up front, not as an error of every episode
+            from pathlib import Path
+
+            from groundplan.methods.small_model.adapter import SHIPPED
+
+            where = Path(cfg.adapter_path) if cfg.adapter_path else SHIPPED
+            if not (where / "adapter.json").is_file():
+                raise ConfigError(f"{cls.name}: adapter '{cfg.adapter}' needs a trained goal adapter, and {where} holds "
+                                  "none (adapter_path=DIR; train one: benchmarks/small_model_adapter.py train)")
         return cfg
 
     def __init__(self) -> None:
