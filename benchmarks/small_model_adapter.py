@@ -99,6 +99,7 @@ def cmd_data(a) -> int:
 def cmd_train(a) -> int:
     import torch
 
+    from groundplan.methods.roblm.lm import next_batch, optimizer_step
     from groundplan.methods.small_model.adapter import LoraConfig, add_lora, load_base, save_adapter
 
     rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
@@ -128,12 +129,7 @@ def cmd_train(a) -> int:
     model.train()
     pad = tok.eos_token_id
     for step in range(1, a.steps + 1):
-        if len(order) < a.batch_size:
-            fresh = list(range(len(enc)))
-            rng.shuffle(fresh)
-            order += fresh
-        batch = [enc[i] for i in order[: a.batch_size]]
-        del order[: a.batch_size]
+        batch = next_batch(enc, order, a.batch_size, rng)
         n = max(len(x) for x, _ in batch)
         inp = torch.full((len(batch), n), pad, dtype=torch.long)
         lab = torch.full((len(batch), n), -100, dtype=torch.long)
@@ -148,13 +144,7 @@ def cmd_train(a) -> int:
         want = lab[:, 1:]
         sel = want != -100
         loss = torch.nn.functional.cross_entropy(model.lm_head(h[sel]), want[sel])
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        sched.step()
-        rec = {"step": step, "loss": round(float(loss.detach()), 4), "seconds": round(time.perf_counter() - t0, 1),
-               "tokens": int(att.sum())}
+        rec = optimizer_step(loss, opt, sched, params, step=step, t0=t0, tokens=int(att.sum()))
         logf.write(json.dumps(rec) + "\n")
         logf.flush()
         if step % 10 == 0 or step == 1:

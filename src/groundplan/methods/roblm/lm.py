@@ -170,6 +170,31 @@ def _encode(lm: RobLM, texts: Sequence[str], cfg: TrainConfig) -> tuple[Any, Any
     return inp, att, lab
 
 
+def optimizer_step(loss: Any, opt: Any, sched: Any, params: Sequence[Any], *, step: int, t0: float,
+                   tokens: int) -> dict[str, Any]:
+    """Backward, clip to norm 1, step the optimiser and the schedule; the step's log record."""
+    torch = _torch()
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    sched.step()
+    return {"step": step, "loss": round(float(loss.detach()), 4), "seconds": round(time.perf_counter() - t0, 1),
+            "tokens": tokens}
+
+
+def next_batch(items: Sequence[Any], order: list[int], size: int, rng: random.Random) -> list[Any]:
+    """The next ``size`` items of a seeded shuffle, epoch after epoch (``order`` holds what is
+    left of the current one and is consumed)."""
+    if len(order) < size:
+        fresh = list(range(len(items)))
+        rng.shuffle(fresh)
+        order += fresh
+    batch = [items[i] for i in order[:size]]
+    del order[:size]
+    return batch
+
+
 def train(lm: RobLM, texts: Sequence[str], cfg: TrainConfig, *, out_dir: Path | None = None,
           log: Callable[[dict], None] | None = None) -> dict[str, Any]:
     """Fine-tune with AdamW (linear warm-up, then constant), batches drawn by a seeded shuffle
@@ -197,26 +222,14 @@ def train(lm: RobLM, texts: Sequence[str], cfg: TrainConfig, *, out_dir: Path | 
     history = []
     t0 = time.perf_counter()
     for step in range(1, cfg.steps + 1):
-        if len(order) < cfg.batch_size:
-            fresh = list(range(len(texts)))
-            rng.shuffle(fresh)
-            order += fresh
-        batch = [texts[i] for i in order[: cfg.batch_size]]
-        del order[: cfg.batch_size]
+        batch = next_batch(texts, order, cfg.batch_size, rng)
         inp, att, lab = _encode(lm, batch, cfg)
         if partial:  # embeddings looked up without gradient: backward stops at the lowest trained layer
             embeds = model.get_input_embeddings()(inp).detach()
             out = model(inputs_embeds=embeds, attention_mask=att, labels=lab)
         else:
             out = model(input_ids=inp, attention_mask=att, labels=lab)
-        loss = out.loss
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        sched.step()
-        rec = {"step": step, "loss": round(float(loss.detach()), 4), "seconds": round(time.perf_counter() - t0, 1),
-               "tokens": int(att.sum())}
+        rec = optimizer_step(out.loss, opt, sched, params, step=step, t0=t0, tokens=int(att.sum()))
         history.append(rec)
         if log:
             log(rec)
