@@ -67,6 +67,19 @@ def simple_goal(gold: str) -> str:
     return f"(and {body})"
 
 
+def _unknown_set(sets: list[str]) -> bool:
+    """Print one line for the first set name the benchmark does not know (``tasks_for`` would
+    silently read another set) and say so."""
+    from small_model_heldout import SET_NAMES
+
+    from groundplan.errors import did_you_mean
+
+    bad = [s for s in sets if s not in SET_NAMES]
+    if bad:
+        print(f"error: unknown set '{bad[0]}'{did_you_mean(bad[0], SET_NAMES)}", file=sys.stderr)
+    return bool(bad)
+
+
 def cmd_data(a) -> int:
     from small_model_heldout import tasks_for
 
@@ -74,6 +87,8 @@ def cmd_data(a) -> int:
     from groundplan.sim.pipeline import build
 
     sets = [s for s in a.sets.split(",") if s]
+    if _unknown_set(sets):
+        return 2
     refused = [s for s in sets if s in BLIND]
     if refused:
         print(f"refused: {refused[0]} is an evaluation set (never training text)", file=sys.stderr)
@@ -167,6 +182,8 @@ def cmd_show(a) -> int:
     from groundplan.methods.small_model.adapter import GoalAdapter
     from groundplan.sim.pipeline import build
 
+    if _unknown_set(a.sets.split(",")):
+        return 2
     ad = GoalAdapter(a.adapter)
     for s in a.sets.split(","):
         for t in tasks_for(s)[: a.limit]:
@@ -203,7 +220,13 @@ def main() -> int:
     s.add_argument("--sets", required=True)
     s.add_argument("--limit", type=int, default=10)
     a = ap.parse_args()
-    return {"data": cmd_data, "train": cmd_train, "show": cmd_show}[a.cmd](a)
+    from groundplan.errors import GroundplanError
+
+    try:
+        return {"data": cmd_data, "train": cmd_train, "show": cmd_show}[a.cmd](a)
+    except GroundplanError as exc:  # a missing adapter, a bad scene: one line, nothing half-written claimed
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ def test_data_refuses_evaluation_sets(tmp_path, capsys):
     for s in ("saycan", "plan-tool", "heldout-u"):
         assert cmd_data(argparse.Namespace(sets=f"heldout-b,{s}", out=tmp_path / "x.jsonl")) == 2
         assert s in capsys.readouterr().err
+    assert cmd_data(argparse.Namespace(sets="heldout-b,heldout-zz", out=tmp_path / "x.jsonl")) == 2
+    assert "unknown set 'heldout-zz'" in capsys.readouterr().err  # not silently another set
     assert not (tmp_path / "x.jsonl").exists()
 
 
