@@ -115,7 +115,13 @@ def cmd_train(a) -> int:
     import torch
 
     from groundplan.methods.roblm.lm import next_batch, optimizer_step
-    from groundplan.methods.small_model.adapter import LoraConfig, add_lora, load_base, save_adapter
+    from groundplan.methods.small_model.adapter import (
+        LoraConfig,
+        add_lora,
+        completion_text,
+        load_base,
+        save_adapter,
+    )
 
     rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
     torch.set_num_threads(a.threads)
@@ -129,7 +135,7 @@ def cmd_train(a) -> int:
     enc = []
     for r in rows:
         p = tok(r["prompt"], add_special_tokens=False)["input_ids"]
-        c = tok(f" {r['goal']}{eos}", add_special_tokens=False)["input_ids"]
+        c = tok(completion_text(r["goal"], eos), add_special_tokens=False)["input_ids"]
         keep = max(0, a.max_len - len(c))
         p = p[-keep:] if keep else []
         enc.append((p + c, [-100] * len(p) + c))

@@ -62,6 +62,11 @@ def prompt_text(scene: str, instruction: str) -> str:
     return f"Scene:\n{scene}\nRequest: {instruction.strip()}\nGoal:"
 
 
+def completion_text(goal: str, eos: str) -> str:
+    """What follows the prompt: the goal and the end token (trained on, and scored by ``logprobs``)."""
+    return f" {goal}{eos}"
+
+
 @dataclass(frozen=True)
 class LoraConfig:
     rank: int = 8
@@ -202,7 +207,7 @@ class GoalAdapter:
         with torch.no_grad():
             first = model(input_ids=prompt, use_cache=True)
             for g in goals:
-                ids = tok(f" {g}{tok.eos_token}", return_tensors="pt", add_special_tokens=False)["input_ids"]
+                ids = tok(completion_text(g, tok.eos_token), return_tensors="pt", add_special_tokens=False)["input_ids"]
                 cont = model(input_ids=ids, past_key_values=copy.deepcopy(first.past_key_values), use_cache=True)
                 logits = torch.cat([first.logits[:, -1:], cont.logits[:, :-1]], dim=1)
                 lp = torch.log_softmax(logits.float(), dim=-1).gather(-1, ids.unsqueeze(-1)).sum()
@@ -220,8 +225,3 @@ def shared_adapter(path: Path | str | None = None) -> GoalAdapter:
         if key not in _SHARED:
             _SHARED[key] = GoalAdapter(key)
         return _SHARED[key]
-
-
-def training_text(scene: str, instruction: str, goal: str, eos: str) -> tuple[str, str]:
-    """(prompt, completion) for training: the completion is the goal and the end token."""
-    return prompt_text(scene, instruction), f" {goal}{eos}"

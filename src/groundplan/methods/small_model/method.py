@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from groundplan.core.config import config_from
@@ -102,8 +103,6 @@ class GoalSearch(Method):
             raise ConfigError(f"{cls.name}: adapter '{cfg.adapter}'{did_you_mean(cfg.adapter, _ADAPTER_MODES)} "
                               f"(one of: {', '.join(_ADAPTER_MODES)})")
         if cfg.adapter != "off":  # refused up front, not as an error of every episode
-            from pathlib import Path
-
             from groundplan.methods.small_model.adapter import SHIPPED
 
             where = Path(cfg.adapter_path) if cfg.adapter_path else SHIPPED
@@ -193,13 +192,11 @@ def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instructi
     """goalsearch's candidates with the goal adapter's say (``GoalSearchConfig.adapter``)."""
     if config.adapter == "off":
         return list(goals)
-    from groundplan.methods.small_model.adapter import shared_adapter
+    from groundplan.methods.small_model.adapter import prompt_text, scene_text, shared_adapter
 
     t0 = time.perf_counter()
     adapter = shared_adapter(config.adapter_path)
     if config.adapter in ("first", "confident"):
-        from groundplan.methods.small_model.adapter import prompt_text, scene_text
-
         text, mean_lp = adapter.generate(prompt_text(scene_text(problem), instruction))
         used = config.adapter == "first" or mean_lp >= config.adapter_min_logprob
         rec.event("note", what="goal adapter", goal=text, mean_logprob=round(mean_lp, 4), used=used,
@@ -215,4 +212,3 @@ def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instructi
     rec.event("note", what="goal adapter rerank", logprobs=[round(x, 3) for x in lps],
               seconds=round(time.perf_counter() - t0, 4))
     return [head[i] for i in order] + tail
-
