@@ -149,7 +149,7 @@ HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout
                  "heldout_2026-11-27o.yaml", "heldout_2026-11-27p.yaml",
                  "heldout_2026-11-27q.yaml", "heldout_2026-11-27r.yaml",
                  "heldout_2026-11-27s.yaml", "heldout_2026-11-28t.yaml",
-                 "heldout_2026-11-28u.yaml")
+                 "heldout_2026-11-28u.yaml", "heldout_2026-11-28v.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -231,7 +231,8 @@ _LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5
                (17, "r", 110, True),
                (18, "s", 110, True),
                (19, "t", 105, True),
-               (20, "u", 105, True)]
+               (20, "u", 105, True),
+               (21, "v", 105, True)]
 #: sets that reuse AutoGPT+P scenes of earlier sets (with new instructions): all 20 were used by a to i
 _REUSES_AUTOGPTP_SCENES = {"j", "k", "l", "m", "n", "o", "p"}  # (p: complex_kitchen_TV_snack, used by an earlier set)
 #: p's helper wrote the six families about evenly (19 of 110 implicit needs, 0.17), under the
