@@ -56,7 +56,9 @@ _STAYS = re.compile(r"\b((?:the|my|your)\s+)([a-z_ ]+?)\s+(?:stays|remains|can\s
                     r"has\s+to\s+stay)\b", re.IGNORECASE)
 #: round 13 (``bar_cue``): "anything bar the coke", "all of them barring the blue one"
 _NEG_CUE_BAR = re.compile(r"\b(?:(?<=\ball )bar|(?<=\beverything )bar|(?<=\banything )bar|(?<=\beach )bar|"
-                          r"(?<=\bthem )bar|(?<=\bthose )bar|barring)\b", re.IGNORECASE)
+                          r"(?<=\bthem )bar|(?<=\bthose )bar|barring|"
+                          # (round 20) "set it on the counter, bar the milk"
+                          r"(?<=, )bar(?=\s+(?:the|my|your|our|that|this|those|these|a|an)\b))\b", re.IGNORECASE)
 #: round 8 (``cue_words``): "I don't need the veil", "no need for the ladder", "the knife isn't needed",
 #: "don't you dare move my coffee"
 _NEG_CUE_MORE = re.compile(r"\b(?:do\s*n[o']?t|won'?t|will\s+not)\s+(?:really\s+)?need\b|\bno\s+need\s+for\b|"
@@ -854,6 +856,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             adverb_all: bool = False, place_pronoun: bool = False, every_place: bool = False,
             subject_negation: bool = False, conjoined: bool = False, contents: bool = False,
             nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False,
+            excluded_vessels: bool = False,
             one_of_adjective: bool = False, located_exclusions: bool = False,
             nested_sources: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
@@ -876,6 +879,10 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
         else:
             kept.append(m)
     excluded -= {view.place.get(o) for o in kept_objs}  # "leave the X on the counter": the counter is not excluded
+    if excluded_vessels and excluded:  # (round 20) "everything out of the fridge, bar the milk": the milk carton
+        kept_named = {o for m in kept for o in m.objects}
+        excluded |= {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                     and a.args[0] in excluded and a.args[1] not in view.humans and a.args[1] not in kept_named}
     positive = text
     for s, e in reversed(spans):
         positive = positive[:s] + " " + positive[e:]

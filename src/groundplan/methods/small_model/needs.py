@@ -295,6 +295,44 @@ _ASKED_ABOUT = re.compile(r"\b(?:(?:have|has)\s+(?:we|you|they|i)\s+(?:still\s+)
                           r"left|my|our)\s+){0,4}$")
 
 
+#: (round 20) a thing the person cannot find, has run out of, or sees no sign of
+_MISSING_BEFORE = re.compile(
+    r"\b(?:(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:find|see|spot|reach|locate|get\s+at|get\s+to)|"
+    r"(?:run|ran|running|runs)\s+out\s+of|no\s+sign\s+of|lost|misplaced|mislaid)\s+"
+    r"(?:(?:the|my|a|an|any|our|your|some|those|these|that|this)\s+)?(?:[a-z]+\s+)?$")
+#: (round 20) ... or says is gone or out of reach: "my keyboard's gone walkabout", "the
+#: thermometer's nowhere near me", "the scissors aren't anywhere", "the stapler is miles away"
+_MISSING_AFTER = re.compile(
+    r"^(?:(?:'s|'re|\s+(?:is|are|was|were|has|have|had|went|seems\s+to\s+have|must\s+have))?\s+"
+    r"(?:all\s+|just\s+|completely\s+|gone\s+|been\s+)?(?:walkabout|walkies|missing|astray|awol|disappeared|vanished|"
+    r"walked\s+off|wandered\s+off|nowhere|out\s+of\s+(?:my\s+|your\s+|our\s+)?reach|(?:too\s+)?far\s+(?:away|off|from\s+me)|"
+    r"miles\s+away|all\s+the\s+way\s+over\s+there)\b|"
+    r"(?:'s\s+not|'re\s+not|\s+(?:is|are|was|were)\s+not|\s+(?:isn't|aren't|wasn't|weren't))\s+"
+    r"(?:here|anywhere|around|near\s+me|nearby|to\s+hand|at\s+hand|within\s+reach|in\s+reach|where\s+(?:it|they)\s+should\s+be)\b)")
+#: (round 20) "there's no fork up here", "not a scrap of sticky tape to hand": a lack said with
+#: "no" and where, rewritten before the negation is read ("the fork missing up here"), so
+#: that the thing is what is asked for, not a thing left out
+_NONE_HERE = re.compile(
+    r"\b(?:no|not\s+(?:a|one|any)(?:\s+(?:single|scrap\s+of|bit\s+of|drop\s+of|sign\s+of))?)\s+"
+    r"((?:[a-z]+\s+){0,2}?[a-z]+)\s+(?=(?:to\s+hand|at\s+hand|up\s+here|down\s+here|in\s+here|over\s+here|"
+    r"out\s+here|here|around|about|nearby|near\s+me|in\s+sight|anywhere|on\s+me|within\s+reach|left)\b)",
+    re.IGNORECASE)
+
+
+def none_here(text: str) -> str:
+    """``text`` with a lack said with "no" and where ("there's no fork up here") as the thing
+    missing there ("there's the fork missing up here")."""
+    return _NONE_HERE.sub(lambda m: f"the {m.group(1)} missing ", text)
+
+
+def missing(text: str, start: int, end: int) -> bool:
+    """The mention at ``start``..``end`` is something the person lacks: they cannot find it, have
+    run out of it, or it is gone or out of reach ("my keyboard's gone walkabout", "the
+    thermometer's nowhere near me"). Such a thing is what a need statement asks for (round 20)."""
+    low = text.lower().replace("’", "'")
+    return bool(_MISSING_BEFORE.search(low[max(0, start - 40):start]) or _MISSING_AFTER.match(low[end:end + 60]))
+
+
 def wanted(text: str, start: int, questions: bool = False) -> bool:
     """The mention at ``start`` is what the person asks for ("I'd like an apple", "could use the
     remote"), not context ("these walnuts won't crack"); with ``questions`` (round 18), also what
@@ -305,4 +343,4 @@ def wanted(text: str, start: int, questions: bool = False) -> bool:
 
 __all__ = ["INFINITIVE", "disposal_said", "is_disposal_class", "is_need_statement", "need_states", "paraphrase_needs",
            "plain_idioms", "speech",
-           "spill_said", "strip_purpose", "wanted"]
+           "spill_said", "strip_purpose", "wanted", "missing", "none_here"]

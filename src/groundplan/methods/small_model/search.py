@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any, Optional, Sequence
@@ -59,7 +60,9 @@ from groundplan.methods.small_model.needs import (
     disposal_said,
     is_disposal_class,
     is_need_statement,
+    missing,
     need_states,
+    none_here,
     paraphrase_needs,
     plain_idioms,
     spill_said,
@@ -494,6 +497,23 @@ class SearchOptions:
     nested_sources: bool = True
     #: "clear the clamps off my bench", with no destination: off it and in nobody's hand
     clear_off: bool = True
+    # round 20 (issue 21)
+    #: "I can't find the telly remote", "my keyboard's gone walkabout", "there's no fork up here":
+    #: in a need statement, a thing the person lacks is what they ask for (not context)
+    missing_asked: bool = True
+    #: "the fumes off the wax": things of the smell's kind (the wax blocks, the wax pot) are its
+    #: cause too, not what is asked for
+    smell_kin: bool = True
+    #: "the water in the kettle's stone cold", "my tea has gone cold": a need statement saying a
+    #: drink or food is cold asks for it warm
+    cold_named: bool = True
+    #: "take everything out of the fridge, bar the milk": a liquid left out leaves out its vessel
+    excluded_vessels: bool = True
+    #: "bring me some cutlery, anything but a knife": the kind's other members count as named
+    kind_rest: bool = True
+    #: "bring the cutlery over to my desk": a destination said with "to" that takes things in and
+    #: on is used as things are placed there now (on the desk; in the fridge)
+    usual_placing: bool = True
 
 
 @dataclass(frozen=True)
@@ -716,6 +736,8 @@ class GoalSearcher:
                 for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
         if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
             instruction = _COUNTED_THINGS.sub("everything ", instruction)
+        if opts.missing_asked:  # (round 20) "there's no fork up here": the fork, missing up here
+            instruction = none_here(instruction)
         an: Optional[Analysis] = None
         if opts.negation or opts.mention_groups or opts.w_mention:
             an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
@@ -726,7 +748,7 @@ class GoalSearcher:
                          contents=opts.contents_clauses, nested_places=opts.nested_places,
                          plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
                          one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions,
-                         nested_sources=opts.nested_sources)
+                         nested_sources=opts.nested_sources, excluded_vessels=opts.excluded_vessels)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -775,6 +797,8 @@ class GoalSearcher:
             scores = scores + self._need_mode(instruction, an, cands, view)
             if opts.dirty_named and an is not None:
                 scores = scores + self._dirty_named(an, cands)
+            if opts.cold_named and an is not None:
+                scores = scores + self._cold_named(an, cands, view)
         if opts.destinations:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
@@ -967,6 +991,9 @@ class GoalSearcher:
             named = named | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
                              and a.args[0] in named and a.args[1] not in view.humans}
         picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
+        # (round 20) "some cutlery, anything but a knife": the rest of a kind some of which is left out
+        rest = {o for m in an.mentions if m.category and m.objects & an.excluded for o in m.objects - an.excluded} \
+            if self.options.kind_rest else set()
         if self.options.liquid_sources:
             picked = {**self._liquid_sources(an, view), **picked}
         for i, c in enumerate(cands):
@@ -977,6 +1004,8 @@ class GoalSearcher:
             if not w:
                 continue
             if c.focus in named:
+                out[i] += w
+            elif c.focus in rest:
                 out[i] += w
             elif c.focus in kinds:
                 out[i] += 0.5 * w
@@ -1688,6 +1717,11 @@ class GoalSearcher:
             return out
         has = {(c.atom.args[0], c.atom.args[1], c.atom.predicate) for c in cands
                if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2}
+        # (round 20) how things are placed at each destination now: "on" the desk, "in" the fridge
+        now = Counter((c.atom.args[1], c.atom.predicate) for c in cands
+                      if c.holds and c.atom.predicate in ("on", "in") and len(c.atom.args) == 2)
+        usual = {p: ("on" if now[(p, "on")] > now[(p, "in")] else "in") for p in dests
+                 if now[(p, "on")] != now[(p, "in")]}
         for i, c in enumerate(cands):
             a = c.atom.args
             if c.atom.predicate not in placing or len(a) != 2 or a[1] not in dests or (c.holds and a[1] not in back):
@@ -1696,6 +1730,9 @@ class GoalSearcher:
             pred = "in" if c.atom.predicate == "liquid_in" else c.atom.predicate  # (milk into the bowl)
             if not kind or kind == pred or (a[0], a[1], kind) not in has:
                 out[i] += self.options.w_dest
+            if not kind and self.options.usual_placing and pred in ("in", "on") and \
+                    (a[0], a[1], "on" if pred == "in" else "in") in has and usual.get(a[1]) == pred:
+                out[i] += 0.5 * self.options.w_dest  # (round 20) "over to my desk": on it, as things are now
         for i, c in enumerate(cands):  # (round 16) not onto the place that only says where
             if locators and c.atom.predicate in placing and len(c.atom.args) == 2 and c.atom.args[1] in locators \
                     and not c.holds:
@@ -1934,8 +1971,10 @@ class GoalSearcher:
         """A need statement: handing over, or a state change written for a need; an object the
         statement names is what it asks for only after "I'd like", "could use", ... ."""
         out = np.zeros(len(cands))
+        lacked = {o for m in an.mentions if not m.category and missing(text, m.start, m.end) for o in m.objects} \
+            if an is not None and self.options.missing_asked else set()
         context = {o for m in an.mentions if not m.category and not wanted(text, m.start, self.options.have_any)
-                   for o in m.objects} \
+                   for o in m.objects} - lacked \
             if an is not None else set()
         if an is not None and self.options.cause_context:  # (round 14) "sticky after that fruit": the cause
             context |= _caused(text, an)
@@ -1954,9 +1993,15 @@ class GoalSearcher:
         w_context = self.options.w_context
         smelt = _with_vessels({o for m in an.mentions if _SMELL_OF.search(text[max(0, m.start - 30):m.start].lower())
                                for o in m.objects}, view) - asked if an is not None and self.options.smell_cause else set()
+        if smelt and self.options.smell_kin:  # (round 20) "the fumes off the wax": the wax blocks too
+            words = {w for o in smelt for w in view.cls(o).split("_")}
+            smelt |= {o for o, cls in view.objects.items() if cls.split("_")[0] in words} - asked
         for i, c in enumerate(cands):
             if c.focus in smelt:  # (round 18) "it reeks of varnish": the varnish is the cause, nothing asked of it
                 out[i] -= 2 * self.options.w_mention + w_context
+                continue
+            if c.focus in lacked and c.frame == "inhand/?/human":  # (round 20) what the person lacks
+                out[i] += self.options.w_need_mode + w_context
                 continue
             strong = w_context if c.focus not in asked else 0.0
             if strong and c.focus in context and c.frame == "inhand/?/robot":
@@ -1985,6 +2030,20 @@ class GoalSearcher:
                 dirty |= ms[0].objects
         for i, c in enumerate(cands):
             if c.atom.predicate == "clean" and c.focus in dirty and not c.holds:
+                out[i] += self.options.w_need_mode + self.options.w_mention
+        return out
+
+    def _cold_named(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
+        """Round 20 (``cold_named``): a thing said to be cold right after it is named ("the water
+        in the kettle's stone cold", "my soup has gone cold"; a vessel: the liquid in it) asks
+        for it warm, not for a thing to hand over."""
+        out = np.zeros(len(cands))
+        text = an.text.lower().replace("’", "'")
+        cold = {o for m in an.mentions if not m.category and _COLD_AFTER.match(text[m.end:m.end + 40])
+                for o in m.objects}
+        cold |= {a.args[0] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in cold}
+        for i, c in enumerate(cands):
+            if c.atom.predicate in ("liquid_warm", "warm") and c.atom.args and c.atom.args[0] in cold and not c.holds:
                 out[i] += self.options.w_need_mode + self.options.w_mention
         return out
 
@@ -2263,7 +2322,7 @@ _CAUSE = re.compile(r"\b(?:after|because\s+of|thanks\s+to)\s+(?:(?:eating|having
 
 #: (round 18) "it reeks of varnish", "the smell of fish", "fumes from the glue pot"
 _SMELL_OF = re.compile(r"\b(?:(?:reek|reeks|reeking|stink|stinks|stinking|smell|smells|smelling|stench|whiff|pong|"
-                       r"pongs|niff|odour|odor|fumes|fug)\s+(?:of|from)|smells\s+like|stinks\s+like)\s+"
+                       r"pongs|niff|odour|odor|fumes|fug)\s+(?:of|from|off|coming\s+(?:off|from))|smells\s+like|stinks\s+like)\s+"
                        r"(?:(?:the|that|this|those|these|some|old|stale|all|my|your|his|her|their|its|wet|burnt|"
                        r"rotten|rotting|mouldy|moldy)\s+){0,3}$")
 
@@ -2491,6 +2550,11 @@ _SENTENCE = re.compile(r"[^.!?]+")
 _DIRTY = re.compile(r"\b(?:dirty|dusty|filthy|grimy|greasy|grubby|mucky|sticky|stained|smeared|smudged|smeary|"
                     r"grotty|manky|gunky|crusty|caked|muddy|covered\s+in|coated\s+in|fingerprints|cobwebs|"
                     r"(?:needs?|could\s+do\s+with)\s+(?:a\s+)?(?:clean|wash|wipe|rinse|scrub|polish))\b")
+#: (round 20) said to be cold right after it is named: "'s stone cold", " has gone cold", " is lukewarm"
+_COLD_AFTER = re.compile(r"^(?:'s|'re|\s+(?:is|are|was|were|has|have|had|got|gets|went|seems|looks))?\s+"
+                         r"(?:gone\s+|got\s+|been\s+|all\s+|a\s+bit\s+|really\s+|too\s+|so\s+|completely\s+|"
+                         r"totally\s+|still\s+){0,2}(?:stone[\s-]+cold|cold|lukewarm|luke\s+warm|tepid|freezing|icy|"
+                         r"not\s+(?:hot|warm)\s+enough)\b")
 _PART_WORD = re.compile(r"(?:the\s+)?(?:door|lid|doors|lids)")
 #: a closing step about the thing before: "shut it again", "put the lid back on", "close the door"
 _STEP_BACK_REF = re.compile(r"\b(?:it|them|lid|again|door|back)\b")
