@@ -2,7 +2,7 @@
 no fork up here") is what a need statement asks for; things of a smell's kind are its cause; a
 drink said to be cold asks for it warm; a liquid left out leaves out its vessel; the rest of a kind
 some of which is left out counts as named; "over to the X" places things as they are placed there
-now. Sentences written for these tests (none from a held-out or evaluation set); scene
+now; a named plant standing in a vase is watered in the vase. Sentences written for these tests (none from a held-out or evaluation set); scene
 tests/data/round20_study.yaml."""
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ CASES = [
     ("cold_named", "I fancy a cuppa but the water in the kettle is stone cold.", {A("liquid_warm", "water0")}),
     ("excluded_vessels", "Take everything out of the fridge and put it on the counter, bar the milk.",
      {A("on", "apple0", "counter0"), A("on", "cheese0", "counter0")}),
+    ("water_plant", "The poor plant on the cabinet is drooping, nobody has watered it for days.",
+     {A("liquid_in", "water0", "vase0")}),
+    ("water_plant", "Give the plant a drink and then hand me the mug.",
+     {A("liquid_in", "water0", "vase0"), A("inhand", "mug0", "human0")}),
 ]
 
 

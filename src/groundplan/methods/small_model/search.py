@@ -514,6 +514,9 @@ class SearchOptions:
     #: "bring the cutlery over to my desk": a destination said with "to" that takes things in and
     #: on is used as things are placed there now (on the desk; in the fridge)
     usual_placing: bool = True
+    #: "that plant on the table is wilting", "give the plant a water": a named plant standing in a
+    #: vessel is watered by water in that vessel (no plant in the scene: the watering can, as before)
+    water_plant: bool = True
 
 
 @dataclass(frozen=True)
@@ -812,6 +815,8 @@ class GoalSearcher:
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
         scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
+        if opts.water_plant:
+            scores = scores + self._watered(text, cands, view, lex)
         if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
             scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
         if need and opts.need_holds:  # (round 17) a need asks for a change, never for what is so now
@@ -861,7 +866,7 @@ class GoalSearcher:
                     # (round 16) "..., but leave the capper out, I need it next": the reason for the kept one
                     clauses = tuple(c for c in clauses if not _KEEP_REASON.match(c.replace("’", "'"))) or clauses
                 if len(clauses) >= 2 or (opts.state_verbs and len(clauses) == 1):
-                    multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex)
+                    multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex, view)
             if multi is not None and opts.all_but_one and multi.source in ("all", "count") and \
                     _ALL_BUT_ONE.search(instruction.lower().replace("’", "'")):
                 multi = self._but_one(multi, cands)
@@ -879,7 +884,12 @@ class GoalSearcher:
             t2 = time.perf_counter()
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
-        if need and opts.fill_for_need and singles:
+        if need and opts.water_plant and singles and structure == "single" and \
+                (w := self._watered(text, cands, view, lex)).any():
+            # (round 20) "that plant on the table is wilting": the robot waters it (not a can handed over)
+            j = max(np.nonzero(w)[0], key=lambda k: scores[k])
+            goals.insert(0, GoalCandidate((cands[j].atom,), float(scores[j]), "single"))
+        elif need and opts.fill_for_need and singles:
             refill = self._refill(text, an, cands, view, singles[0].score) if an is not None and not (
                 opts.empty_state and _EMPTY_WANTED.search(text)) else None
             if refill is not None:  # (before a group: "all the cups are empty")
@@ -1247,7 +1257,7 @@ class GoalSearcher:
         return tuple(out)
 
     def _clause_goal(self, instruction: str, clauses, cands, full_scores, emb, owner,
-                     bonus=None, lex: Optional[Lexicon] = None) -> Optional[GoalCandidate]:
+                     bonus=None, lex: Optional[Lexicon] = None, view: Optional[SceneView] = None) -> Optional[GoalCandidate]:
         chosen: list[int] = []
         fetched: set[int] = set()  # atoms of "get the milk" steps (round 15, ``fetch_steps``)
         agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
@@ -1269,6 +1279,10 @@ class GoalSearcher:
                     s = s + self._clause_refs(cl, chosen, cands, lex)
                 if self.options.clause_objects and lex is not None:
                     s = s + self._clause_focus(cl, cands, lex)
+                if self.options.water_plant and lex is not None and view is not None:  # (round 20) "give the plant a water"
+                    w = self._watered(cl, cands, view, lex)
+                    s = s + w
+                    sb = sb + w
                 if self.options.destinations and lex is not None and not sb.any():
                     # ("chop it on the board": the state; its placement comes as its companion)
                     s = s + self._dest_bonus(cl, cands, lex)
@@ -2033,6 +2047,25 @@ class GoalSearcher:
                 out[i] += self.options.w_need_mode + self.options.w_mention
         return out
 
+    def _watered(self, text: str, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
+        """Round 20 (``water_plant``): a plant the text names, said to need water ("wilting", "give
+        it a water", "hasn't had a drink"), standing in a vessel that can hold water: water in
+        that vessel."""
+        out = np.zeros(len(cands))
+        low = text.lower().replace("’", "'")
+        if not _WATERING.search(low):
+            return out
+        plants = {o for m in lex.mentions(text) if not m.category for o in m.objects
+                  if set(view.cls(o).split("_")) & _PLANT_WORDS}
+        vessels = plants | {a.args[1] for a in view.init if a.predicate in ("in", "on") and len(a.args) == 2
+                            and a.args[0] in plants}
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate == "liquid_in" and len(a) == 2 and a[1] in vessels and view.cls(a[0]) == "water" \
+                    and not c.holds:  # (a need statement's handing over of the watering can is outweighed)
+                out[i] += 2 * self.options.w_need_mode + self.options.w_mention
+        return out
+
     def _cold_named(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
         """Round 20 (``cold_named``): a thing said to be cold right after it is named ("the water
         in the kettle's stone cold", "my soup has gone cold"; a vessel: the liquid in it) asks
@@ -2550,6 +2583,11 @@ _SENTENCE = re.compile(r"[^.!?]+")
 _DIRTY = re.compile(r"\b(?:dirty|dusty|filthy|grimy|greasy|grubby|mucky|sticky|stained|smeared|smudged|smeary|"
                     r"grotty|manky|gunky|crusty|caked|muddy|covered\s+in|coated\s+in|fingerprints|cobwebs|"
                     r"(?:needs?|could\s+do\s+with)\s+(?:a\s+)?(?:clean|wash|wipe|rinse|scrub|polish))\b")
+#: (round 20) a plant said to need water, and the words for plants
+_WATERING = re.compile(r"\b(?:water(?:s|ed|ing)?|drink|thirst|thirsty|dry|parched|droop(?:s|y|ing)?|wilt(?:s|ed|ing)?|"
+                       r"flagging|dying)\b")
+_PLANT_WORDS = frozenset({"plant", "houseplant", "flower", "flowers", "herb", "herbs", "seedling", "fern", "cactus",
+                          "orchid", "bonsai", "succulent", "geranium", "basil", "tulips", "roses", "bouquet"})
 #: (round 20) said to be cold right after it is named: "'s stone cold", " has gone cold", " is lukewarm"
 _COLD_AFTER = re.compile(r"^(?:'s|'re|\s+(?:is|are|was|were|has|have|had|got|gets|went|seems|looks))?\s+"
                          r"(?:gone\s+|got\s+|been\s+|all\s+|a\s+bit\s+|really\s+|too\s+|so\s+|completely\s+|"
