@@ -104,3 +104,13 @@ def test_usual_placing_breaks_the_tie_of_to_as_things_are_placed_now(encoder, st
     i_on = next(i for i, c in enumerate(cands) if str(c.atom) == "(on apple0 cabinet0)")
     i_in = next(i for i, c in enumerate(cands) if str(c.atom) == "(in apple0 cabinet0)")
     assert b_on[i_on] > b_on[i_in] and b_off[i_on] == b_off[i_in]
+
+
+def test_scene_cache_tells_affordance_maps_apart(encoder, study):
+    # the same scene under another map is another scene: one searcher (a bench run, a server)
+    # must not answer with the candidates of the map it saw first
+    s = searcher(encoder)
+    other = build(str(DATA / "round20_study.yaml"), oam_file=str(DATA / "round20_study.oam.yaml"))
+    first = {str(c.atom) for c in s.scene(study.domain, study.problem)[1]}
+    second = {str(c.atom) for c in s.scene(other.domain, other.problem)[1]}
+    assert "(in apple0 cabinet0)" in first and "(in apple0 cabinet0)" not in second

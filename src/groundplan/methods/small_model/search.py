@@ -580,7 +580,10 @@ class GoalSearcher:
     # ------------------------------------------------------------------ scene
 
     def scene(self, domain: Domain, problem: Problem):
-        key = (tuple(sorted(problem.objects.items())), problem.init, self.options.affordance_pruning,
+        # (round 20) with the affordances of the scene's classes: the same scene under another
+        # object-affordance map (the oracle map of a held-out set) is another scene
+        kinds = tuple(sorted((t, tuple(sorted(domain.types.parents.get(t, ())))) for t in set(problem.objects.values())))
+        key = (tuple(sorted(problem.objects.items())), problem.init, kinds, self.options.affordance_pruning,
                self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
                self.options.function_groups, self.options.state_verbs, self.options.synonyms,
                self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
