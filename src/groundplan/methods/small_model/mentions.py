@@ -850,6 +850,12 @@ def _excluded_places(text: str, mentions, spans, view: SceneView) -> dict[int, s
     return out
 
 
+def with_vessels(objs: set[str], view: SceneView) -> set[str]:
+    """``objs`` and the vessels that hold those of them that are liquids (not a person's hand)."""
+    return objs | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                   and a.args[0] in objs and a.args[1] not in view.humans}
+
+
 def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool = True,
             groups: bool = True, keep: bool = False, singular_all: bool = False,
             mass_groups: bool = False, more_cues: bool = False, bar: bool = False,
@@ -880,9 +886,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             kept.append(m)
     excluded -= {view.place.get(o) for o in kept_objs}  # "leave the X on the counter": the counter is not excluded
     if excluded_vessels and excluded:  # (round 20) "everything out of the fridge, bar the milk": the milk carton
-        kept_named = {o for m in kept for o in m.objects}
-        excluded |= {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
-                     and a.args[0] in excluded and a.args[1] not in view.humans and a.args[1] not in kept_named}
+        excluded |= with_vessels(excluded, view) - {o for m in kept for o in m.objects}
     positive = text
     for s, e in reversed(spans):
         positive = positive[:s] + " " + positive[e:]
@@ -1011,4 +1015,4 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
 functions = functions_data  # the name search.py imports
 
 __all__ = ["Analysis", "Lexicon", "Mention", "analyze", "categories", "functions", "functions_data", "held_by",
-           "plural_forms"]
+           "plural_forms", "with_vessels"]

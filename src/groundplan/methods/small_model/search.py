@@ -54,6 +54,7 @@ from groundplan.methods.small_model.mentions import (
     held_by,
     quantifier_text,
     to_person,
+    with_vessels,
 )
 from groundplan.methods.small_model.needs import (
     INFINITIVE,
@@ -804,7 +805,7 @@ class GoalSearcher:
             if opts.dirty_named and an is not None:
                 scores = scores + self._dirty_named(an, cands)
             if opts.cold_named and an is not None:
-                scores = scores + self._cold_named(an, cands, view)
+                scores = scores + self._cold_named(instruction, an, cands, view)
         if opts.destinations:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
@@ -818,8 +819,8 @@ class GoalSearcher:
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
         scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
-        if opts.water_plant:
-            scores = scores + self._watered(text, cands, view, lex)
+        watered = self._watered(text, cands, view, lex) if opts.water_plant else np.zeros(len(cands))
+        scores = scores + watered
         if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
             scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
         if need and opts.need_holds:  # (round 17) a need asks for a change, never for what is so now
@@ -887,10 +888,9 @@ class GoalSearcher:
             t2 = time.perf_counter()
             singles = self._lm_rerank(instruction, singles, near, llm, usage, goals)
             timings["lm"] = time.perf_counter() - t2
-        if need and opts.water_plant and singles and structure == "single" and \
-                (w := self._watered(text, cands, view, lex)).any():
+        if need and singles and structure == "single" and watered.any():
             # (round 20) "that plant on the table is wilting": the robot waters it (not a can handed over)
-            j = max(np.nonzero(w)[0], key=lambda k: scores[k])
+            j = max(np.nonzero(watered)[0], key=lambda k: scores[k])
             goals.insert(0, GoalCandidate((cands[j].atom,), float(scores[j]), "single"))
         elif need and opts.fill_for_need and singles:
             refill = self._refill(text, an, cands, view, singles[0].score) if an is not None and not (
@@ -2008,11 +2008,12 @@ class GoalSearcher:
             asked |= {o for m in an.mentions if not m.category
                       and _COUNTED_BEFORE.search(text[max(0, m.start - 30):m.start].lower()) for o in m.objects}
         w_context = self.options.w_context
-        smelt = _with_vessels({o for m in an.mentions if _SMELL_OF.search(text[max(0, m.start - 30):m.start].lower())
-                               for o in m.objects}, view) - asked if an is not None and self.options.smell_cause else set()
-        if smelt and self.options.smell_kin:  # (round 20) "the fumes off the wax": the wax blocks too
-            words = {w for o in smelt for w in view.cls(o).split("_")}
-            smelt |= {o for o, cls in view.objects.items() if cls.split("_")[0] in words} - asked
+        smelled = {o for m in an.mentions if _SMELL_OF.search(text[max(0, m.start - 30):m.start].lower())
+                   for o in m.objects} if an is not None and self.options.smell_cause else set()
+        if smelled and self.options.smell_kin:  # (round 20) "the fumes off the wax": the wax blocks too
+            words = {w for o in smelled for w in view.cls(o).split("_")}
+            smelled |= {o for o, cls in view.objects.items() if cls.split("_")[0] in words}
+        smelt = with_vessels(smelled, view) - asked
         for i, c in enumerate(cands):
             if c.focus in smelt:  # (round 18) "it reeks of varnish": the varnish is the cause, nothing asked of it
                 out[i] -= 2 * self.options.w_mention + w_context
@@ -2069,12 +2070,12 @@ class GoalSearcher:
                 out[i] += 2 * self.options.w_need_mode + self.options.w_mention
         return out
 
-    def _cold_named(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
+    def _cold_named(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
         """Round 20 (``cold_named``): a thing said to be cold right after it is named ("the water
         in the kettle's stone cold", "my soup has gone cold"; a vessel: the liquid in it) asks
         for it warm, not for a thing to hand over."""
         out = np.zeros(len(cands))
-        text = an.text.lower().replace("’", "'")
+        text = instruction.lower().replace("’", "'")  # (the mentions' offsets are the instruction's)
         cold = {o for m in an.mentions if not m.category and _COLD_AFTER.match(text[m.end:m.end + 40])
                 for o in m.objects}
         cold |= {a.args[0] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in cold}
@@ -2103,7 +2104,7 @@ class GoalSearcher:
         """A spill (round 12): the spilled things and their vessels are context, something to
         wipe with is what the need asks for."""
         out = np.zeros(len(cands))
-        spilled = _with_vessels({o for m in an.mentions if not m.category for o in m.objects}, view)
+        spilled = with_vessels({o for m in an.mentions if not m.category for o in m.objects}, view)
         wipers = lex.function_words.get("clean", (None, frozenset()))[1]
         for i, c in enumerate(cands):
             if c.focus in spilled and c.focus not in wipers:
@@ -2138,7 +2139,7 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         cold_classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
         cold = {o for o, c in view.objects.items() if c in cold_classes}
-        named = _with_vessels({o for m in an.mentions if not m.category for o in m.objects} - cold, view)
+        named = with_vessels({o for m in an.mentions if not m.category for o in m.objects} - cold, view)
         if not cold or not named:
             return out
         for i, c in enumerate(cands):
@@ -2375,12 +2376,6 @@ def _unplaced(view: SceneView, objects, is_a) -> frozenset[str]:
     agents = set(view.humans) | set(view.robots)
     return frozenset(o for o in objects if o not in agents and o not in view.place and o not in places
                      and is_a(o, "carry") and not is_a(o, "location"))
-
-
-def _with_vessels(objs: set[str], view: SceneView) -> set[str]:
-    """``objs`` and the vessels that hold those of them that are liquids (not a person's hand)."""
-    return objs | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
-                   and a.args[0] in objs and a.args[1] not in view.humans}
 
 
 #: states of a liquid: a state verb about its vessel is about it ("boil the kettle", round 13)
