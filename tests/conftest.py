@@ -1,11 +1,22 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 KITCHEN = ROOT / "examples" / "scenes" / "kitchen.yaml"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _embedding_store(tmp_path_factory):
+    """The sentence encoder's disk store in a directory of this test session (and of the CLI
+    subprocesses it starts), not in the user's cache; ``GROUNDPLAN_EMBEDDING_CACHE`` set by the
+    caller is kept."""
+    if "GROUNDPLAN_EMBEDDING_CACHE" not in os.environ:
+        os.environ["GROUNDPLAN_EMBEDDING_CACHE"] = str(tmp_path_factory.mktemp("embeddings"))
+    yield
 
 
 @pytest.fixture(scope="session")

