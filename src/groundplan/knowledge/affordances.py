@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-import yaml
+from groundplan.schemas import yaml_lines as yaml_fast
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class Affordance:
 @lru_cache(maxsize=1)
 def catalogue() -> tuple[Affordance, ...]:
     text = resources.files("groundplan.knowledge").joinpath("data/affordances.yaml").read_text()
-    return tuple(Affordance(d["name"], d["description"], bool(d["planning"])) for d in yaml.safe_load(text))
+    return tuple(Affordance(d["name"], d["description"], bool(d["planning"])) for d in yaml_fast.safe_load(text))
 
 
 def affordance_names() -> list[str]:

@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequenc
 
 from groundplan.errors import ConfigError, did_you_mean
 from groundplan.knowledge.oam import OAM
+from groundplan.schemas import yaml_lines as yaml_fast
 
 
 class Embedder(Protocol):
@@ -116,10 +117,9 @@ def role_heads() -> Mapping[str, frozenset[str]]:
     container, bin, hamper, rack, dishwasher, ...)."""
     from importlib import resources
 
-    import yaml
 
     text = resources.files("groundplan.knowledge").joinpath("data/role_heads.yaml").read_text()
-    return {k: frozenset(v) for k, v in (yaml.safe_load(text) or {}).items()}
+    return {k: frozenset(v) for k, v in (yaml_fast.safe_load(text) or {}).items()}
 
 
 def role_head(cls: str) -> Optional[str]:

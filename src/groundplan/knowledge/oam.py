@@ -18,6 +18,7 @@ import yaml
 from groundplan.errors import InputError, did_you_mean
 from groundplan.knowledge.affordances import affordance_names
 from groundplan.schemas import EMPTY, LineMap, load_yaml, validate
+from groundplan.schemas import yaml_lines as yaml_fast
 
 
 @dataclass(frozen=True)
@@ -163,5 +164,5 @@ def load_oam(path: str | Path) -> OAM:
 def default_oam() -> OAM:
     """The project's own OAM for its bundled scenes and examples."""
     ref = resources.files("groundplan.knowledge").joinpath("data/default_oam.yaml")
-    data = yaml.safe_load(ref.read_text())
+    data = yaml_fast.safe_load(ref.read_text())
     return OAM({str(k): frozenset(v or ()) for k, v in data.items()}, "groundplan-default")

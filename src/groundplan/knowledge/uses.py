@@ -19,9 +19,9 @@ from importlib import resources
 from typing import Any, Mapping, Optional
 
 import numpy as np
-import yaml
 
 from groundplan.knowledge.infer import Embedder, head_class
+from groundplan.schemas import yaml_lines as yaml_fast
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ class ClassUses:
 @lru_cache(maxsize=1)
 def _load() -> ClassUses:
     text = resources.files("groundplan.knowledge").joinpath("data/class_uses.yaml").read_text()
-    data = yaml.safe_load(text) or {}
+    data = yaml_fast.safe_load(text) or {}
     table = {str(k).lower(): tuple([v] if isinstance(v, str) else v) for k, v in data.items()}
     return ClassUses(table)
 

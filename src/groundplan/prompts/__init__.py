@@ -14,7 +14,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-import yaml
+from groundplan.schemas import yaml_lines as yaml_fast
 
 
 class TemplatePackage:
@@ -34,7 +34,7 @@ class TemplatePackage:
         return text[:-1] if text.endswith("\n") else text
 
     def _yaml(self, name: str) -> Any:
-        return yaml.safe_load(self._read(name))
+        return yaml_fast.safe_load(self._read(name))
 
     def render(self, name: str, **slots: Any) -> str:
         """Fill template ``name``; every slot must be given."""

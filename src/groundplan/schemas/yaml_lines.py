@@ -39,6 +39,12 @@ EMPTY = LineMap()
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def safe_load(text: str) -> Any:
+    """``yaml.safe_load`` through libyaml when PyYAML has it: the package's lexicons and maps
+    (tens of thousands of entries) load in a tenth of the time, the same data."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader (C or Python)
+
+
 def _walk(node: yaml.Node, path: tuple, out: dict, dup: Callable[[str, int, int], None]) -> None:
     out.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):

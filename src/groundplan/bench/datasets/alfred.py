@@ -17,13 +17,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import yaml
-
 from groundplan.core.datasets.alfred_sample import AlfredSample
 from groundplan.errors import DatasetError
 from groundplan.methods.roblm.textformat import CAPABILITY_TO_ACTION, PlanStep, plan_text
 from groundplan.pddl.goal import parse_goal
 from groundplan.planners.base import get_planner
+from groundplan.schemas import yaml_lines as yaml_fast
 from groundplan.skills.builder import build_task
 from groundplan.skills.skillset import load_skillset
 from groundplan.world.alfred import AGENT, floorplan_numbers, generate_scene, knowledge, words
@@ -41,7 +40,7 @@ SPLIT_SEEDS = {"train": range(0, 1000), "valid_seen": range(1000, 2000), "valid_
 @lru_cache(maxsize=1)
 def templates() -> dict[str, Any]:
     ref = resources.files("groundplan.bench.datasets").joinpath("alfred_templates.yaml")
-    return yaml.safe_load(ref.read_text())
+    return yaml_fast.safe_load(ref.read_text())
 
 
 def class_plan(fd_plan: Iterable[str], scene: Scene) -> list[PlanStep]:

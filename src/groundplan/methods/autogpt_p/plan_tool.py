@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Optional
 
-import yaml
-
 from groundplan.errors import GoalError, GoalErrorKind
 from groundplan.llm.goal import parse_wrapped_goal
 from groundplan.llm.grammar import GoalGrammarOptions, goal_grammar
@@ -27,6 +25,7 @@ from groundplan.pddl.formula import And, Formula, Or
 from groundplan.pddl.goal import FORMAT_FEEDBACK, check_goal
 from groundplan.pddl.semantics import SemanticCondition, check_semantics, conditions_from_data
 from groundplan.planners.base import Planner, PlanStatus
+from groundplan.schemas import yaml_lines as yaml_fast
 from groundplan.skills.builder import PlanningTask
 
 EMPTY_GOAL_FEEDBACK = "There is a logical contradiction in the goal. Dummy. Please correct your answer"
@@ -35,7 +34,7 @@ EMPTY_GOAL_FEEDBACK = "There is a logical contradiction in the goal. Dummy. Plea
 def original_conditions() -> tuple[SemanticCondition, ...]:
     """AutoGPT+P's semantic conditions as its logs show them (package data)."""
     text = resources.files("groundplan.methods.autogpt_p").joinpath("data/semantic_conditions.yaml").read_text()
-    return conditions_from_data(yaml.safe_load(text))
+    return conditions_from_data(yaml_fast.safe_load(text))
 
 
 

@@ -15,13 +15,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Mapping, Optional
 
-import yaml
-
 from groundplan.datadir import data_dir
 from groundplan.errors import ConfigError, DatasetError
 from groundplan.pddl.formula import Formula
 from groundplan.pddl.goal import parse_goal
 from groundplan.pddl.model import Domain
+from groundplan.schemas import yaml_lines as yaml_fast
 
 TASK_IDS = (1, 4, 6, 9, 10, 11)
 DATA_SUBDIR = "cowp-gpt-planner"
@@ -99,7 +98,7 @@ def cowp_data_dir() -> Path:
 
 
 def _pkg_yaml(name: str) -> dict:
-    return yaml.safe_load(resources.files("groundplan.methods.cowp").joinpath("data", name).read_text("utf-8"))
+    return yaml_fast.safe_load(resources.files("groundplan.methods.cowp").joinpath("data", name).read_text("utf-8"))
 
 
 def scenes_dir() -> Path:

@@ -15,10 +15,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable, Mapping, Optional
 
-import yaml
-
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.model import Domain, Problem
+from groundplan.schemas import yaml_lines as yaml_fast
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 #: predicates never proposed as goals (besides the domain's hidden ones)
@@ -29,7 +28,7 @@ _NAME = re.compile(r"^(.*?)(\d+)$")
 @lru_cache(maxsize=1)
 def phrase_templates() -> Mapping[str, object]:
     text = resources.files("groundplan.prompts.small_model").joinpath("phrases.yaml").read_text()
-    return yaml.safe_load(text)
+    return yaml_fast.safe_load(text)
 
 
 def split_name(name: str) -> tuple[str, int]:

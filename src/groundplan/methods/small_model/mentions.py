@@ -21,10 +21,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable, Optional, Sequence
 
-import yaml
-
 from groundplan.methods.small_model.candidates import ORDINALS, SceneView, split_name
 from groundplan.pddl.formula import Atom
+from groundplan.schemas import yaml_lines as yaml_fast
 
 NUMBERS = {"two": 2, "both": 2, "couple": 2, "pair": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4,
            "5": 5}
@@ -103,7 +102,7 @@ _LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s
 def functions_data() -> dict:
     """``prompts/small_model/functions.yaml``: function words, group heads, state verbs (round 3)."""
     text = resources.files("groundplan.prompts.small_model").joinpath("functions.yaml").read_text()
-    return yaml.safe_load(text) or {}
+    return yaml_fast.safe_load(text) or {}
 
 
 #: "all" that quantifies nothing: "crumbs all over the table", "all day", "not at all" (round 4)
@@ -138,7 +137,7 @@ def synonyms() -> dict[str, tuple[str, ...]]:
     """``prompts/small_model/synonyms.yaml``: a name -> the other names of its group (round 4)."""
     text = resources.files("groundplan.prompts.small_model").joinpath("synonyms.yaml").read_text()
     out: dict[str, tuple[str, ...]] = {}
-    for group in yaml.safe_load(text) or []:
+    for group in yaml_fast.safe_load(text) or []:
         names = [str(n).replace("_", " ").lower() for n in group]
         for n in names:
             out[n] = tuple(dict.fromkeys(o for o in names if o != n))
@@ -148,7 +147,7 @@ def synonyms() -> dict[str, tuple[str, ...]]:
 @lru_cache(maxsize=1)
 def categories() -> dict[str, dict]:
     text = resources.files("groundplan.prompts.small_model").joinpath("categories.yaml").read_text()
-    return yaml.safe_load(text) or {}
+    return yaml_fast.safe_load(text) or {}
 
 
 def plural_forms(noun: str) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Sequence
 
-import yaml
+from groundplan.schemas import yaml_lines as yaml_fast
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 #: clause boundaries of a spoken sentence (dashes and "so" / "because" start a new thought)
@@ -26,7 +26,7 @@ _PLACE_PREP = r"(?:in|into|inside|on|onto|back|away|out)"
 @lru_cache(maxsize=1)
 def speech() -> dict:
     text = resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text()
-    data = yaml.safe_load(text) or {}
+    data = yaml_fast.safe_load(text) or {}
     wrappers = sorted((w.split() for w in data.get("wrappers") or ()), key=len, reverse=True)
     return {"commands": frozenset(data.get("commands") or ()),
             "multi": tuple(tuple(c.split()) for c in data.get("commands") or () if " " in c),
@@ -165,7 +165,7 @@ def _need_states() -> dict[str, tuple[tuple[str, str], ...]]:
     """A plain need -> the states that meet it (round 13, ``states`` of need_paraphrases.yaml:
     "opened window": a window opened)."""
     res = resources.files("groundplan.prompts.small_model").joinpath("need_paraphrases.yaml")
-    data = yaml.safe_load(res.read_text()) if res.is_file() else None
+    data = yaml_fast.safe_load(res.read_text()) if res.is_file() else None
     out = {}
     for entry in data or ():
         states = tuple(tuple(str(x).split(None, 1)) for x in entry.get("states") or ())
@@ -182,7 +182,7 @@ def need_states(needs: Sequence[str]) -> tuple[tuple[str, str], ...]:
 
 def _lexicon_entries(name: str) -> list:
     res = resources.files("groundplan.prompts.small_model").joinpath(name)
-    return list(yaml.safe_load(res.read_text()) or ()) if res.is_file() else []
+    return list(yaml_fast.safe_load(res.read_text()) or ()) if res.is_file() else []
 
 
 @lru_cache(maxsize=2)

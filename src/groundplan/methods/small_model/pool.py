@@ -10,11 +10,11 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
-import yaml
 
 from groundplan.methods.small_model.candidates import split_name
 from groundplan.pddl.formula import atoms
 from groundplan.pddl.goal import parse_goal, to_dnf
+from groundplan.schemas import yaml_lines as yaml_fast
 
 POOL_PACKAGE = "groundplan.data.examples"
 POOL_FILE = "goalsearch_pool.yaml"
@@ -50,7 +50,7 @@ def _parts(goal_text: str) -> int:
 
 @lru_cache(maxsize=4)
 def load_pool(package: str = POOL_PACKAGE, name: str = POOL_FILE) -> tuple[Example, ...]:
-    data = yaml.safe_load(resources.files(package).joinpath(name).read_text())
+    data = yaml_fast.safe_load(resources.files(package).joinpath(name).read_text())
     out = []
     for d in data:
         g = parse_goal(d["goal"])

@@ -16,11 +16,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
-
 from groundplan.datadir import data_dir
 from groundplan.errors import ConfigError, DatasetError
 from groundplan.llm.types import Message
+from groundplan.schemas import yaml_lines as yaml_fast
 
 PACKAGE = "groundplan.prompts.wake_prompts"
 #: turn order of Sec. II (1-5), then the instruction template (6)
@@ -140,7 +139,7 @@ def load_prompts(action_set: str, source: str = "project", data: Optional[Path] 
 
 
 def feedback_templates() -> dict[str, str]:
-    data = yaml.safe_load(_package_text("feedback.yaml"))
+    data = yaml_fast.safe_load(_package_text("feedback.yaml"))
     if not isinstance(data, dict):
         raise ConfigError("feedback.yaml: expected a mapping")
     return {str(k): str(v) for k, v in data.items()}
