@@ -86,6 +86,28 @@ def get_planner(name: str = "fast-downward", *, prune_above: int | None = 40, is
     return planner
 
 
+def with_primary_bound(planner: Planner, seconds: float | None) -> Planner:
+    """``planner`` whose first (optimal) search gets at most ``seconds`` before its fall-back
+    search takes over: a copy sharing the translation cache, through the pruning and isolating
+    wrappers; planners without a fall-back search are returned as they are."""
+    import copy
+
+    if seconds is None:
+        return planner
+    if hasattr(planner, "inner"):
+        inner = with_primary_bound(planner.inner, seconds)
+        if inner is planner.inner:
+            return planner
+        out = copy.copy(planner)
+        out.inner = inner
+        return out
+    if getattr(planner, "fallback_search", None) and hasattr(planner, "primary_max"):
+        out = copy.copy(planner)
+        out.primary_max = seconds if planner.primary_max is None else min(seconds, planner.primary_max)
+        return out
+    return planner
+
+
 def available_planners() -> list[str]:
     from groundplan.planners import fast_downward, pyperplan_planner  # noqa: F401
     return sorted(_REGISTRY)

@@ -423,10 +423,12 @@ class FastDownwardPlanner:
     def __init__(self, search: str = "astar(ff())", translate_cache: bool = True, cache_size: int = 64,
                  limits: PlannerLimits | None = None, max_goal_rules: int = 20_000,
                  fallback_search: str | None = "lazy_greedy([ff()], preferred=[ff()])", primary_share: float = 0.5,
-                 bound_translation: bool = True, h2: bool = False, h2_share: float = 0.25):
-        """`search` runs first with `primary_share` of the time left; if it runs out of time,
-        `fallback_search` (greedy, usually far faster on long-horizon goals such as clearing a
-        counter, with no guarantee of a cheapest plan) gets the rest. None disables it.
+                 bound_translation: bool = True, h2: bool = False, h2_share: float = 0.25,
+                 primary_max: float | None = None):
+        """`search` runs first with `primary_share` of the time left (at most `primary_max`
+        seconds when set); if it runs out of time, `fallback_search` (greedy, usually far faster
+        on long-horizon goals such as clearing a counter, with no guarantee of a cheapest plan)
+        gets the rest. None disables it.
         ``h2``: prune the translated task by h^2 analysis first (``groundplan.planners.h2``;
         at most `h2_share` of the time bound; on a timeout or failure the search runs on the
         task as translated)."""
@@ -435,6 +437,7 @@ class FastDownwardPlanner:
         self.search = search
         self.fallback_search = fallback_search
         self.primary_share = primary_share
+        self.primary_max = primary_max
         self.translate_cache = translate_cache
         self.cache_size = cache_size
         self.limits = limits or PlannerLimits.configured()
@@ -485,12 +488,15 @@ class FastDownwardPlanner:
         if fallback_search is None:
             res = self._search(sas_text, remaining, timings, search)
         else:
-            res = self._search(sas_text, remaining * self.primary_share, timings, search)
+            share = remaining * self.primary_share
+            if self.primary_max is not None:
+                share = min(share, self.primary_max)
+            res = self._search(sas_text, share, timings, search)
             if res.status == PlanStatus.TIMEOUT:
                 timings["primary_search"] = timings.get("search", 0.0)
                 left = max(0.05, timeout - (time.perf_counter() - t0))
                 fb = self._search(sas_text, left, timings, fallback_search)
-                note = f"{search} ran out of its {remaining * self.primary_share:.1f} s; {fallback_search}:\n"
+                note = f"{search} ran out of its {share:.1f} s; {fallback_search}:\n"
                 res = PlanResult(fb.status, fb.plan, fb.cost, log=note + fb.log, error=fb.error)
                 timings["fallback_used"] = 1.0
         return PlanResult(res.status, res.plan, res.cost, time.perf_counter() - t0, res.log, res.error, timings)

@@ -35,9 +35,10 @@ from groundplan.methods.base import (
     failed_episode,
     register_method,
 )
-from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
+from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher, SearchOptions
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.semantics import check_semantics
+from groundplan.planners import with_primary_bound
 from groundplan.sim.pipeline import build, plan_and_check
 
 
@@ -61,9 +62,13 @@ class GoalSearchConfig:
     adapter_path: Optional[str] = None
     adapter_k: int = 5
     adapter_min_logprob: float = -0.05
+    #: seconds the planner's optimal search gets on a candidate goal before its greedy search
+    #: takes over (None: the planner's own split, half the time bound)
+    optimal_search_s: Optional[float] = OPTIMAL_SEARCH_S
 
 
-_OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k", "adapter_min_logprob")
+_OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k", "adapter_min_logprob",
+                 "optimal_search_s")
 _ADAPTER_MODES = ("off", "first", "confident", "rerank")
 
 
@@ -147,6 +152,7 @@ class GoalSearch(Method):
                                    "lm_logprob": None if g.lm_logprob is None else round(g.lm_logprob, 4)}
                                   for g in res.goals])
             goals = _with_adapter(config, res.goals, pt.problem, task.instruction, rec)
+            planner = with_primary_bound(ctx.planner, config.optimal_search_s)
             tries = goals if self_correction else goals[:1]
             out = None
             goal_text: Optional[str] = None
@@ -163,7 +169,7 @@ class GoalSearch(Method):
                     rec.event("feedback", kind="semantic", message=exc.feedback or str(exc))
                     out = None
                     continue
-                out = plan_and_check(pt, goal_text, ctx.planner, typecheck=False, timeout=ctx.planner_timeout)
+                out = plan_and_check(pt, goal_text, planner, typecheck=False, timeout=ctx.planner_timeout)
                 rec.event("plan", status=out.status, steps=out.plan, cost=out.cost, seconds=round(out.seconds, 4),
                           error=out.error)
                 if out.status == "solved":

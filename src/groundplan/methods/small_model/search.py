@@ -75,6 +75,7 @@ from groundplan.pddl.formula import Atom, Not
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.semantics import check_semantics
+from groundplan.planners import with_primary_bound
 from groundplan.sim.pipeline import plan_and_check
 
 NUMBER_WORDS = {"two": 2, "both": 2, "pair": 2, "couple": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3,
@@ -2623,11 +2624,20 @@ def _state_verbs() -> dict[str, tuple[str, ...]]:
     return {p: tuple(v) for p, v in (functions().get("states") or {}).items()}
 
 
+#: seconds the planner's optimal search (A*) gets on a candidate goal before its greedy search
+#: takes over: A* that has not finished by then on a household goal rarely finishes at all
+#: (clearing seven things into a sink: A* out of its 30 s, greedy 0.1 s)
+OPTIMAL_SEARCH_S = 5.0
+
+
 def plan_instruction(instruction: str, planning_task, planner, *, llm=None, options: SearchOptions = SearchOptions(),
-                     encoder=None, usage=None, timeout: Optional[float] = None):
+                     encoder=None, usage=None, timeout: Optional[float] = None,
+                     optimal_search_s: Optional[float] = OPTIMAL_SEARCH_S):
     """One instruction to a checked, solvable goal (the CLI's ``goal --strategy goalsearch``):
     returns ``(goal_text, plan_outcome, search_result)``; ``goal_text`` is None when no
-    candidate plans. Goals are tried in rank order (semantic check, then the planner)."""
+    candidate plans. Goals are tried in rank order (semantic check, then the planner, whose
+    optimal search gets ``optimal_search_s`` at most)."""
+    planner = with_primary_bound(planner, optimal_search_s)
     if encoder is None and (options.embeddings or options.retrieval):
         encoder = shared_minilm()
     searcher = GoalSearcher(encoder, options=options)
