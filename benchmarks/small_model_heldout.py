@@ -523,6 +523,7 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
     label = LABEL.get(name, name)
     res = {"variant": label, "description": desc + (f" [{LABEL_NOTE}]" if LABEL_NOTE else ""), "config": config, "set": set_name, "threads": threads,
            "n_batch": n_batch, "reuse": reuse, "load_s": round(load_s, 3), "loadavg_1m": os.getloadavg()[0],
+           "embedding_cache": os.environ.get("GROUNDPLAN_EMBEDDING_CACHE", ""),
            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "rows": rows}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{label}@{set_name}.json").write_text(json.dumps(res, indent=1))
@@ -611,6 +612,9 @@ def main() -> int:
                    "one the package ships)")
     r.add_argument("--reuse", metavar="LABEL", help="copy the row of run LABEL of the same set wherever this variant's "
                    "first goal is the same (ablation rows: only the tasks an option changes are run)")
+    r.add_argument("--embedding-cache", metavar="DIR", default="off",
+                   help="keep the sentence encoder's vectors in DIR between runs (default off: every scene is "
+                        "encoded cold, as a user's new scene is, and times compare with earlier rounds)")
     rp = sub.add_parser("report")
     rp.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
@@ -619,6 +623,7 @@ def main() -> int:
     if args.cmd == "report":
         print(report(args.out))
         return 0
+    os.environ["GROUNDPLAN_EMBEDDING_CACHE"] = args.embedding_cache
     if args.label:
         global LABEL_NOTE
         LABEL.update({v: args.label for v in args.variants})

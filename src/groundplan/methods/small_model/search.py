@@ -921,7 +921,7 @@ class GoalSearcher:
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
         if opts.clear_off and goals and an is not None:  # (round 18) "clear the clamps off my bench": off it
-            cleared = self._cleared(instruction, an, goals[0].atoms, view, lex)
+            cleared = self._cleared(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands})
             if cleared is not None:
                 goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
         seen, ranked = set(), []
@@ -1460,11 +1460,13 @@ class GoalSearcher:
 
     @staticmethod
     def _cleared(instruction: str, an: Analysis, atoms: Sequence[Atom], view: SceneView,
-                 lex: Lexicon) -> Optional[tuple]:
+                 lex: Lexicon, possible: frozenset | set = frozenset()) -> Optional[tuple]:
         """Round 18 (``clear_off``): "clear the clamps off my bench", "clear the bench off", with no
         destination said: each thing there is off it and in nobody's hand (it is put away somewhere,
         wherever the planner finds), as negative literals in place of the goal's atoms about it;
-        kept and excluded things stay. None when the instruction says no such thing."""
+        kept and excluded things stay (on it). Nor does a thing go onto or into what stays there (a
+        candidate atom of ``possible``): "clear the table except the plate" is not done by
+        stacking everything on the plate. None when the instruction says no such thing."""
         low = instruction.lower().replace("’", "'")
         m = next((m for rx in _CLEAR_OFF for m in rx.finditer(low) if not _NOT_A_PLACE.search(m.group("place"))), None)
         if m is None:
@@ -1510,9 +1512,14 @@ class GoalSearcher:
         out: list = [a for a in atoms if not (a.args and a.args[0] in said and _kind(a.predicate) == "place"
                                               and a not in init)
                      and not (a.args == (place,) and a.predicate != "visited")]
+        staying = sorted(o for o in there if o not in gone)
+        # what is kept back stays there ("everything off the table except the plate": the plate too)
+        out.extend(Atom(there[k], (k, place)) for k in staying if k in kept | an.kept | an.excluded
+                   and Atom(there[k], (k, place)) not in out)
         for o in things:
             out.append(Not(Atom(there[o], (o, place))))
             out.extend(Not(Atom("inhand", (o, agent))) for agent in (*view.robots, *view.humans))
+            out.extend(Not(a) for k in staying for a in (Atom("on", (o, k)), Atom("in", (o, k))) if a in possible)
         return tuple(out)
 
     @staticmethod
