@@ -3,6 +3,7 @@ Planners register by name (no if-chains)."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 from dataclasses import dataclass, field
 from enum import Enum
@@ -90,8 +91,6 @@ def with_primary_bound(planner: Planner, seconds: float | None) -> Planner:
     """``planner`` whose first (optimal) search gets at most ``seconds`` before its fall-back
     search takes over: a copy sharing the translation cache, through the pruning and isolating
     wrappers; planners without a fall-back search are returned as they are."""
-    import copy
-
     if seconds is None:
         return planner
     if hasattr(planner, "inner"):
