@@ -96,6 +96,21 @@ _NEG_END = re.compile(r"[,.;!?]|\b(?:and|then|but|give|bring|hand|instead|please
 #: "leave the hammer where it is" / "keep the sponge on the counter": that object stays
 _LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s+(?:where\s+it\s+is|alone|as\s+it\s+is|"
                     r"where\s+they\s+are|there|be|untouched|on|in|out)\b", re.IGNORECASE)
+#: round 21: "chuck the tomato in the bin, but keep the chopping board": a thing kept, with
+#: nothing after it in its clause (not "keep the door shut", "keep the milk cold")
+_KEEP_END = re.compile(r"(?:\b(?:but|and|though|just)|,)\s+keep\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s*"
+                       r"(?=[,.;!?]|$)", re.IGNORECASE)
+#: words that make "keep the X ..." a state or a place, not a thing kept: "keep the door shut"
+_KEPT_STATES = frozenset({"shut", "closed", "open", "cold", "cool", "warm", "hot", "clean", "dry", "safe", "tidy",
+                          "full", "empty", "on", "off", "out", "in", "going", "running", "away", "handy", "nearby",
+                          "close", "ready", "covered", "upright", "locked", "chilled", "wet", "separate", "apart",
+                          "whole", "intact", "fresh", "aside", "back", "it", "them", "there", "here"})
+
+
+def _kept_at_end(text: str) -> list:
+    """The matches of ``_KEEP_END`` whose kept words are a thing alone, with no state or place:
+    not "keep the door shut", "keep the tomato off it", "keep the other one whole"."""
+    return [m for m in _KEEP_END.finditer(text) if not _KEPT_STATES.intersection(m.group(2).lower().split())]
 
 
 @lru_cache(maxsize=1)
@@ -717,7 +732,7 @@ def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
         for m in _NO_CUE.finditer(text):
             end_m = _NEG_END.search(text, m.end())
             spans.append((m.start(), end_m.start() if end_m else len(text)))
-        for m in _STAYS.finditer(text):
+        for m in list(_STAYS.finditer(text)) + _kept_at_end(text):
             if not _is_pronoun(m.group(2)):
                 spans.append((m.start(), _clause_end(text, m.end())))
     spans.sort()
@@ -734,7 +749,7 @@ def _kept_objects(text: str, mentions: list[Mention]) -> set[str]:
     """The objects of "leave / keep the X ..." and "the X stays ...": the first mention of each."""
     out: set[str] = set()
     starts = [m.start(2) for m in list(_LEAVE.finditer(text)) + list(_STAYS.finditer(text))
-              if not _is_pronoun(m.group(2))]
+              + _kept_at_end(text) if not _is_pronoun(m.group(2))]
     for st in starts:
         m = next((x for x in mentions if x.start >= st and not x.category), None)
         if m is not None and m.start - st < 30:
