@@ -1,7 +1,8 @@
 """goalsearch, issue 21 round 21: clearing a surface "except" something leaves that thing there and
 puts nothing onto what stays (the greedy search, which now takes over from A* after 5 s, stacked
 everything on the plate); "give both the cup and the plate a good wipe" cleans them; "..., but
-keep the plate" keeps it (not "keep the door shut"). Sentences written for these tests (none from a held-out or evaluation
+keep the plate" keeps it (not "keep the door shut"); "Only one, mind." says the count again and asks
+for nothing more. Sentences written for these tests (none from a held-out or evaluation
 set); scene tests/data/round21_dining.yaml."""
 
 from __future__ import annotations
@@ -50,3 +51,9 @@ def test_but_keep_the_thing_keeps_it(encoder, dining):
     atoms = set(_first(encoder, dining, "Throw the pear in the bin, but keep the plate."))
     assert A("in", "pear0", "trash_can0") in atoms
     assert A("in", "plate0", "trash_can0") not in atoms
+
+
+def test_a_clause_that_only_says_the_count_again_asks_nothing(encoder, dining):
+    for said in ("Bring me one glass. Only one, mind.", "Bring me one glass. Just the one, please."):
+        atoms = _first(encoder, dining, said)
+        assert len([a for a in atoms if a.predicate == "inhand"]) == 1, (said, atoms)

@@ -2285,7 +2285,11 @@ _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))
 #: words that alone make no request (a clause of only these is dropped; round 7)
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
-                           "thx", "x", "first", "after", "that"})
+                           "thx", "x", "first", "after", "that", "mind"})
+#: (round 21) a clause that only says the count again: "... Only one, mind.", "Just the one."
+_COUNT_ECHO = re.compile(r"\s*(?:but\s+|and\s+)?(?:just|only)\s+(?:the\s+)?(?:one|two|three|four|a\s+single\s+one|"
+                         r"a\s+couple|the\s+pair)\b(?:\s*,?\s*(?:mind(?:\s+you)?|please|though|thanks))?\s*[.!]*\s*$",
+                         re.IGNORECASE)
 
 
 #: "<verb> <object> <destination> together with / along with / as well as <another>"
@@ -2420,9 +2424,10 @@ def _statement(clause: str) -> bool:
 
 def _asks_nothing(clause: str, courtesy: bool = False) -> bool:
     """A clause of only conjunctions and courtesy words ("but.", "thanks"); with ``courtesy``
-    (round 15) also a courtesy tag ("would you?", "if you don't mind", "when you get a chance")."""
+    (round 15) also a courtesy tag ("would you?", "if you don't mind", "when you get a chance");
+    (round 21) a clause that only says the count again ("only one, mind")."""
     return set(_WORD.findall(clause.lower())) <= _FILLER_WORDS or bool(
-        courtesy and _COURTESY_TAG.match(clause.replace("’", "'")))
+        courtesy and _COURTESY_TAG.match(clause.replace("’", "'"))) or bool(_COUNT_ECHO.match(clause))
 
 
 #: (round 15) "close everything that's open", "shut whatever's been left open", "close all
