@@ -6,8 +6,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Mapping
 
 from groundplan.errors import ConfigError
+
+
+def cache_home(environ: Mapping[str, str] | None = None) -> Path:
+    """groundplan's folder in the user cache directory: ``$XDG_CACHE_HOME/groundplan``, else
+    ``~/.cache/groundplan`` (the LLM answers, the sentence vectors and the datasets live under it)."""
+    env = os.environ if environ is None else environ
+    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / "groundplan"
 
 
 def data_dir(required: bool = True) -> Path:
@@ -26,7 +35,7 @@ def data_dir(required: bool = True) -> Path:
             cand = parent.parent / "shared" / "data"
             if cand.is_dir():
                 return cand
-    p = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "groundplan" / "data"
+    p = cache_home() / "data"
     if required and not p.is_dir():
         raise ConfigError("no data directory: set GROUNDPLAN_DATA or place the datasets in ../shared/data")
     return p

