@@ -149,6 +149,9 @@ class VectorStore:
         self.max_rows = max_rows
         self._conn: Optional[sqlite3.Connection] = None
         self._broken = False
+        #: rows at most (counted when opened, then raised by each write): the table is counted
+        #: again only when this passes max_rows, not on every write of a query sentence
+        self._rows = 0
 
     def _db(self) -> Optional[sqlite3.Connection]:
         if self._broken:
@@ -160,6 +163,7 @@ class VectorStore:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("CREATE TABLE IF NOT EXISTS vec (s TEXT PRIMARY KEY, v BLOB NOT NULL)")
                 conn.commit()
+                self._rows = int(conn.execute("SELECT count(*) FROM vec").fetchone()[0])
                 self._conn = conn
             except (OSError, sqlite3.Error) as exc:
                 self._off(exc)
@@ -198,10 +202,14 @@ class VectorStore:
             with conn:
                 conn.executemany("INSERT OR REPLACE INTO vec (s, v) VALUES (?, ?)",
                                  [(s, np.asarray(v, dtype=np.float32).tobytes()) for s, v in items])
-                (n,) = conn.execute("SELECT count(*) FROM vec").fetchone()
-                if n > self.max_rows:
-                    conn.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)",
-                                 (n - self.max_rows // 2,))
+                self._rows += len(items)
+                if self._rows > self.max_rows:
+                    (n,) = conn.execute("SELECT count(*) FROM vec").fetchone()
+                    if n > self.max_rows:
+                        conn.execute("DELETE FROM vec WHERE rowid IN (SELECT rowid FROM vec ORDER BY rowid LIMIT ?)",
+                                     (n - self.max_rows // 2,))
+                        n = self.max_rows // 2
+                    self._rows = int(n)
         except sqlite3.Error as exc:
             self._off(exc)
 
