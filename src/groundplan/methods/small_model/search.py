@@ -1513,8 +1513,9 @@ class GoalSearcher:
                                               and a not in init)
                      and not (a.args == (place,) and a.predicate != "visited")]
         staying = sorted(o for o in there if o not in gone)
+        held_back = kept | an.kept | an.excluded
         # what is kept back stays there ("everything off the table except the plate": the plate too)
-        out.extend(Atom(there[k], (k, place)) for k in staying if k in kept | an.kept | an.excluded
+        out.extend(Atom(there[k], (k, place)) for k in staying if k in held_back
                    and Atom(there[k], (k, place)) not in out)
         for o in things:
             out.append(Not(Atom(there[o], (o, place))))
