@@ -238,6 +238,8 @@ class Lexicon:
                  relative_places: bool = False, joined_names: bool = False,
                  class_words: bool = False, empty_state: bool = False):
         self.view = view
+        #: is object o of type (or affordance) t in the scene's domain (None: not known)
+        self.is_a = is_a
         #: round 16: "the empty vases": of several, those holding nothing now (with ``state_descriptors``)
         self.empty_state = empty_state
         #: round 16: a function's phrase that says the scene's class nouns ("the pots and pans")

@@ -519,6 +519,26 @@ class SearchOptions:
     #: "that plant on the table is wilting", "give the plant a water": a named plant standing in a
     #: vessel is watered by water in that vessel (no plant in the scene: the watering can, as before)
     water_plant: bool = True
+    # round 22 (issue 21)
+    #: "my tea's gone cold again": a need met by warming a drink in a cup, mug or glass is met when
+    #: the warm drink is with the person (warmed and handed over, or set down where they are)
+    served_warm: bool = True
+    #: "those bananas are going to go brown in this heat": food or drink said to be about to spoil
+    #: or warm up is left out (``left_out``): into the fridge
+    spoiling: bool = True
+    #: "the water in that bucket has gone grey", "that bucket of old tank water is starting to pong":
+    #: a liquid (or the vessel holding it) said to be dirty or foul is poured away down a sink
+    foul_liquid: bool = True
+    #: "I could murder a cuppa", "I'm parched": a need for a drink (need_paraphrases.yaml's thirst and
+    #: hot-drink needs) met by handing over an empty cup, a kettle or a drink still cold is met with a
+    #: drink served: a drinkable liquid in a cup (warmed for a hot drink) handed over
+    served_drink: bool = True
+    #: "there's grit and sand all over the floor", "the floor by the sink is soaking wet": a mess on
+    #: the floor is met with a floor tool handed over (a broom for what is dry, a mop for what is wet)
+    floor_tools: bool = True
+    #: "this coffee is way too strong for me", "I'd love a splash of milk in my cup": milk poured
+    #: into the cup of tea or coffee (or the cup the words name)
+    milk_added: bool = True
 
 
 @dataclass(frozen=True)
@@ -768,7 +788,8 @@ class GoalSearcher:
             text = strip_purpose(text)
         if opts.compound_nouns:  # "hand me the towel basket": the words scored say "the basket"
             text = lex.without_modifiers(text)
-        spill = opts.spills and spill_said(instruction)
+        milky = opts.milk_added and bool(_MILK_ADDED.search(instruction.lower().replace("’", "'")))
+        spill = opts.spills and spill_said(instruction) and not milky  # ("a splash of milk" spills nothing)
         need = opts.need_mode and (is_need_statement(text, opts.wish_pairs) or (
             spill and opts.spill_needs and is_need_statement(_INTO.sub("in", text))))
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
@@ -807,6 +828,12 @@ class GoalSearcher:
                 scores = scores + self._dirty_named(an, cands)
             if opts.cold_named and an is not None:
                 scores = scores + self._cold_named(instruction, an, cands, view)
+            if opts.foul_liquid and an is not None:
+                scores = scores + self._foul_liquid(an, cands, view)
+            if opts.floor_tools:
+                scores = scores + self._floor_tools(instruction, cands, view)
+        if opts.milk_added and (milky or any(_STRONG_DRINK_NEED.search(n) for n in plain)):
+            scores = scores + self._milk_added(instruction, an, cands, view, lex)
         if opts.destinations:
             scores = scores + self._dest_bonus(text, cands, lex)
         if opts.disposal_cue:
@@ -815,8 +842,12 @@ class GoalSearcher:
             scores = scores + self._which_one(text, cands, lex)
         if opts.need_states and plain and (need or an is None or not an.named):
             scores = scores + self._need_states(plain, cands, view)
-        if opts.left_out and need and an is not None and _LEFT_OUT.search(instruction):
+        chill: Optional[GoalCandidate] = None
+        if opts.left_out and need and an is not None and (_LEFT_OUT.search(instruction) or (
+                opts.spoiling and _SPOILING.search(instruction.replace("’", "'")))):
             scores = scores + self._left_out(an, cands, view)
+            if opts.spoiling:
+                chill = self._chilled_group(an, cands, view, scores)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
         scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
@@ -900,6 +931,16 @@ class GoalSearcher:
                 goals.insert(0, refill)
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
+        if need and opts.served_warm and structure == "single" and goals[:1] + singles[:1]:
+            served = self._served_warm((goals[:1] + singles[:1])[0], cands, view, lex)
+            if served is not None:
+                goals.insert(0, served)
+        plants = any(w in _PLANT_WORDS or w.rstrip("s") in _PLANT_WORDS for w in _WORD.findall(text.lower()))
+        if opts.served_drink and plain and structure == "single" and goals[:1] + singles[:1] and not plants:
+            # (not "the seedlings look parched": the plants are thirsty)
+            goals[:0] = self._served_drink(plain, (goals[:1] + singles[:1])[0], cands, view, lex)
+        if chill is not None:  # (round 22) "those bananas will go brown in this heat": both, chilled (not heated)
+            goals.insert(0, chill)
         goals.extend(singles)
         if opts.nested_destinations and _NESTED_GAP.search(text.lower()):
             # "serve it on a plate at the table": the plate goes there too
@@ -1668,6 +1709,26 @@ class GoalSearcher:
                 return GoalCandidate((a, atom), top.score, "single")
         return None
 
+    @staticmethod
+    def _served_warm(top: GoalCandidate, cands, view: SceneView, lex: Lexicon) -> Optional[GoalCandidate]:
+        """Round 22 (``served_warm``): a need met by warming liquid L that stands in a vessel V
+        people drink from (a mug of tea gone cold) is met with the warm drink handed over: (and
+        (liquid_warm L) (liquid_in L V) (inhand V person)): warmed in its own cup, not poured
+        into a pan and the empty cup handed over. A kettle's or a pot's water stays where it is."""
+        if len(top.atoms) != 1 or top.atoms[0].predicate != "liquid_warm" or not view.humans:
+            return None
+        warm = top.atoms[0]
+        cups = lex.function_words.get("drink from", (None, frozenset()))[1]
+        held = next((a for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
+                     and a.args[0] == warm.args[0] and a.args[1] in cups), None)
+        if held is None:
+            return None
+        hand = next((c for c in cands if c.atom.predicate == "inhand" and c.atom.args == (held.args[1], view.humans[0])),
+                    None)
+        if hand is None or hand.holds:
+            return None
+        return GoalCandidate((warm, held, hand.atom), top.score, top.source, top.lm_logprob)
+
     def _clause_focus(self, cl: str, cands, lex: Lexicon) -> np.ndarray:
         """Round 8 (``clause_objects``): a clause without a pronoun that names a thing as its
         verb's object is about that thing: atoms about other things, and about a thing it names
@@ -2060,6 +2121,75 @@ class GoalSearcher:
                 out[i] += self.options.w_need_mode + self.options.w_mention
         return out
 
+    def _milk_added(self, instruction: str, an: Optional[Analysis], cands, view: SceneView, lex: Lexicon) -> np.ndarray:
+        """Round 22 (``milk_added``): a drink said too strong or bitter (need_paraphrases_more.yaml),
+        or milk asked for by the splash ("a splash of milk in my cup", "I take it white"): pouring
+        the scene's milk into the cup that holds tea or coffee, else into a cup the words name, else
+        into a coffee cup, gains twice ``w_need_mode`` and ``w_mention``."""
+        out = np.zeros(len(cands))
+        cups = lex.function_words.get("drink from", (None, frozenset()))[1]
+        liquids = {a.args[0]: a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2}
+        milks = {liq for liq in liquids if set(view.cls(liq).lower().split("_")) & {"milk", "cream"}}
+        hot = {v for liq, v in liquids.items() if v in cups and set(view.cls(liq).lower().split("_")) & _HOT_KINDS}
+        named = {o for m in an.mentions if not m.category for o in m.objects} & cups if an is not None else set()
+        targets = (hot & named) or hot or named or {v for v in cups if set(view.cls(v).lower().split("_")) & _HOT_KINDS}
+        if not milks or not targets:
+            return out
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate == "liquid_in" and len(a) == 2 and a[0] in milks and a[1] in targets and not c.holds:
+                out[i] += 2 * self.options.w_need_mode + self.options.w_mention
+        return out
+
+    def _floor_tools(self, instruction: str, cands, view: SceneView) -> np.ndarray:
+        """Round 22 (``floor_tools``): a need statement with a sentence about a mess on the floor
+        ("glitter all over the floor", "the floor by the sink is soaking wet"): handing over a floor
+        tool of the kind the mess needs (what is wet: a mop; else a broom, a vacuum, a dustpan) gains
+        ``w_need_mode``."""
+        out = np.zeros(len(cands))
+        low = instruction.lower().replace("’", "'")
+        messy = [m for m in _SENTENCE.finditer(low) if _FLOOR.search(m.group(0)) and _FLOOR_MESS.search(m.group(0))]
+        if not messy:
+            return out
+        wet = any(_WET_MESS.search(m.group(0)) for m in messy)
+        for i, c in enumerate(cands):
+            if c.frame != "inhand/?/human":
+                continue
+            words = set(view.cls(c.focus).lower().split("_"))
+            if words & (_MOPS if wet else _SWEEPERS):  # (a broom is no help with juice on the rug)
+                out[i] += self.options.w_need_mode
+        return out
+
+    def _foul_liquid(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
+        """Round 22 (``foul_liquid``): a sentence whose first named thing is a liquid, or a vessel
+        holding one, said to be dirty or foul after it ("the water in that bucket has gone grey",
+        "that bucket of old tank water is starting to pong") asks for the liquid poured away: into
+        a sink or drain of the scene."""
+        out = np.zeros(len(cands))
+        drains = {o for o, c in view.objects.items() if any(w in _DRAIN_WORDS for w in c.lower().split("_"))}
+        if not drains:
+            return out
+        holds = {}
+        for a in view.init:
+            if a.predicate == "liquid_in" and len(a.args) == 2:
+                holds.setdefault(a.args[1], set()).add(a.args[0])
+        liquids = {liq for ls in holds.values() for liq in ls}
+        text = an.text
+        foul: set[str] = set()
+        for sent in _SENTENCE.finditer(text):
+            ms = [m for m in an.mentions if sent.start() <= m.start < sent.end() and not m.category and not m.descriptor]
+            if not ms or not _FOUL.search(text[ms[0].start:sent.end()].lower().replace("’", "'")):
+                continue
+            for m in ms[:2]:  # "the water in that bucket", "that bucket of old tank water"
+                foul |= {o for o in m.objects if o in liquids} | {liq for o in m.objects for liq in holds.get(o, ())}
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate == "liquid_in" and len(a) == 2 and a[0] in foul and a[1] in drains and not c.holds:
+                out[i] += self.options.w_need_mode + self.options.w_mention
+            elif c.atom.predicate == "liquid_warm" and a and a[0] in foul:  # (not a drink gone cold)
+                out[i] -= self.options.w_need_mode
+        return out
+
     def _watered(self, text: str, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
         """Round 20 (``water_plant``): a plant the text names, said to need water ("wilting", "give
         it a water", "hasn't had a drink"), standing in a vessel that can hold water: water in
@@ -2156,6 +2286,102 @@ class GoalSearcher:
             if c.atom.predicate == "in" and len(a) == 2 and a[0] in named and a[1] in cold and not c.holds:
                 out[i] += self.options.w_left_out
         return out
+
+    @staticmethod
+    def _served_drink(plain: Sequence[str], top: GoalCandidate, cands, view: SceneView,
+                      lex: Lexicon) -> list[GoalCandidate]:
+        """Round 22 (``served_drink``): a need for a drink ("I am thirsty ...", "I want a hot drink
+        ...", need_paraphrases.yaml) whose best goal hands over something that is no drink ready to
+        drink (an empty cup, a kettle, a cold cup of tea for a hot drink) is met by a drink served:
+        a drinkable liquid L in vessel V handed over, (and (liquid_in L V) (inhand V person)), and
+        (liquid_warm L) for a hot drink. L: for a hot drink tea, coffee or cocoa, else milk, else
+        water; for thirst water, else juice or a soft drink, else milk. V: the cup L is in, else a
+        bottle or carton holding it (thirst), else an empty cup it can be poured into; with no cup, a
+        hot drink is the liquid warmed where it can be. One goal per liquid, best first (the next is
+        planned when one cannot be: milk that cannot be warmed in its cup)."""
+        hot = any(_HOT_DRINK_NEED.search(n) for n in plain)
+        if not (hot or any(_THIRST_NEED.search(n) for n in plain)) or not view.humans or lex.is_a is None:
+            return []
+        person = view.humans[0]
+        by_atom = {c.atom: c for c in cands}
+        held: dict[str, list[str]] = {}
+        for a in view.init:
+            if a.predicate == "liquid_in" and len(a.args) == 2:
+                held.setdefault(a.args[1], []).append(a.args[0])
+        warm_now = {a.args[0] for a in view.init if a.predicate == "liquid_warm" and a.args}
+        warm_now |= {a.args[0] for a in top.atoms if a.predicate == "liquid_warm" and a.args}
+
+        def drinkable(o: str) -> bool:
+            return bool(lex.is_a(o, "drinkable"))
+
+        cups = lex.function_words.get("drink from", (None, frozenset()))[1]
+        hands = [a for a in top.atoms if a.predicate == "inhand" and a.args[1:] == (person,)]
+        if hands:
+            given = hands[0].args[0]
+            poured = [a.args[0] for a in top.atoms if a.predicate == "liquid_in" and a.args[1:] == (given,)]
+            ready = [liq for liq in [*held.get(given, ()), *poured] if drinkable(liq) and (not hot or liq in warm_now)]
+            if poured and given in cups:
+                return []  # (a cup filled with water: a drink already)
+            if ready or (drinkable(given) and not hot):
+                return []  # already a drink ready to drink
+            if not (drinkable(given) or lex.is_a(given, "liquid-contain")):
+                return []  # (not a vessel: what the words say besides the drink, "chapped lips": a balm)
+        else:
+            return []  # (a state change, a placement, the water in the kettle warmed: no drink handed over)
+        liquids = [o for o in view.objects if any(o in ls for ls in held.values()) and drinkable(o)]
+        if hot:
+            liquids = [liq for liq in liquids if Atom("liquid_warm", (liq,)) in by_atom or liq in warm_now]
+        if not liquids:
+            return []
+
+        def rank(liq: str) -> tuple:
+            words = set(view.cls(liq).lower().split("_"))
+            order = (_HOT_KINDS, {"milk"}, {"water"}) if hot else ({"water"}, _COLD_KINDS, {"milk"})
+            return (next((k for k, kinds in enumerate(order) if words & kinds), len(order)), liq)
+
+        out: list[GoalCandidate] = []
+        for liq in sorted(liquids, key=rank):
+            vessel = next((v for v, ls in held.items() if liq in ls), None)
+            warm = () if not hot or liq in warm_now else (Atom("liquid_warm", (liq,)),)
+            options = []
+            if vessel in cups or (not hot and vessel is not None and
+                                  set(view.cls(vessel).lower().split("_")) & _DRINK_PACKS):
+                options.append((vessel, ()))  # (the cup it is in; for thirst, its bottle or carton too)
+            options += [(v, (Atom("liquid_in", (liq, v)),)) for v in sorted(cups, key=lambda v: (_cup_rank(view.cls(v), hot), v))
+                        if not held.get(v) and Atom("liquid_in", (liq, v)) in by_atom]
+            for v, pour in options:
+                hand = Atom("inhand", (v, person))
+                if hand in by_atom and not by_atom[hand].holds:
+                    stay = pour or (Atom("liquid_in", (liq, v)),)
+                    out.append(GoalCandidate(warm + stay + (hand,), top.score, "single", top.lm_logprob))
+                    break
+        if hot:  # (no cup to serve it in, or none that plans) the liquid warmed where it can be
+            out += [GoalCandidate((Atom("liquid_warm", (liq,)),), top.score, "single", top.lm_logprob)
+                    for liq in sorted(liquids, key=rank) if liq not in warm_now]
+        return out[:4]
+
+    @staticmethod
+    def _chilled_group(an: Analysis, cands, view: SceneView, scores) -> Optional[GoalCandidate]:
+        """Round 22 (``spoiling``): several things said to be left out or about to spoil ("those
+        bananas", "this fruit": a plural or a kind, each of its things; a liquid: its vessel) all go
+        into one cold place (the best scored one), when two or more of them can."""
+        cold_classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
+        cold = {o for o, c in view.objects.items() if c in cold_classes}
+        things = with_vessels({o for m in an.mentions if not m.descriptor and (m.plural or m.category)
+                               for o in m.objects} - cold - an.excluded, view)
+        if not cold or len(things) < 2:
+            return None
+        best: dict[str, list[int]] = {}
+        for i, c in enumerate(cands):
+            a = c.atom.args
+            if c.atom.predicate == "in" and len(a) == 2 and a[0] in things and a[1] in cold:
+                best.setdefault(a[1], []).append(i)
+        if not best:
+            return None
+        place, picked = max(best.items(), key=lambda kv: (len(kv[1]), max(scores[i] for i in kv[1])))
+        if len(picked) < 2 or all(cands[i].holds for i in picked):
+            return None
+        return GoalCandidate(tuple(cands[i].atom for i in picked), float(np.mean([scores[i] for i in picked])), "all")
 
     def _need_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
         """Handing over what serves a function the text names ("needs snipping": things that cut)."""
@@ -2406,6 +2632,17 @@ def _purpose_spans(text: str) -> list[tuple[int, int]]:
 #: food or drink left standing out ("the milk has been sitting out", "left their lunch out")
 _LEFT_OUT = re.compile(r"\b(?:sitting|left|standing|lying|stood|sat)\s+(?:[\w']+\s+){0,3}?out\b(?!\s+of\s+(?:reach|sight))",
                        re.IGNORECASE)
+#: (round 22, ``spoiling``) food or drink said to be about to spoil or warm up where it is: "those
+#: bananas are going to go brown in this heat", "this fruit won't last long out in the warm", "the
+#: butter's melting", "my juice is getting warm" (not "it's gone off": that is thrown away)
+_SPOILING = re.compile(
+    r"\b(?:(?:will|'ll|going\s+to|gonna|about\s+to|start(?:ing)?\s+to|before\s+(?:it|they)|could|might|would)\s+"
+    r"(?:\w+\s+)?(?:go|turn)\s+(?:off|bad|brown|soft|mushy|mouldy|moldy|sour|rotten|warm)|"
+    r"(?:going|turning|getting)\s+(?:brown|bad|soft|mushy|mouldy|moldy|sour|warm|wilted|limp|runny)|"
+    r"(?:won't|will\s+not|isn't\s+going\s+to|aren't\s+going\s+to|not\s+going\s+to)\s+(?:last|keep|stay\s+fresh)|"
+    r"(?:will|'ll|going\s+to)\s+spoil|spoiling|melting|sweating|"
+    r"in\s+(?:this|the)\s+(?:heat|warm|warmth|sun|sunshine)|out\s+in\s+the\s+(?:warm|heat|sun))\b",
+    re.IGNORECASE)
 #: "into" / "onto", which say a placement, except where a spill went (round 13, ``spill_needs``)
 _INTO = re.compile(r"\b(?:into|onto)\b", re.IGNORECASE)
 
@@ -2595,6 +2832,41 @@ _SENTENCE = re.compile(r"[^.!?]+")
 _DIRTY = re.compile(r"\b(?:dirty|dusty|filthy|grimy|greasy|grubby|mucky|sticky|stained|smeared|smudged|smeary|"
                     r"grotty|manky|gunky|crusty|caked|muddy|covered\s+in|coated\s+in|fingerprints|cobwebs|"
                     r"(?:needs?|could\s+do\s+with)\s+(?:a\s+)?(?:clean|wash|wipe|rinse|scrub|polish))\b")
+#: (round 22, ``milk_added``) milk asked for by the splash, and the plain need of a drink too strong
+_MILK_ADDED = re.compile(r"\b(?:(?:splash|drop|dash|drizzle|touch|spot|glug|dribble|bit)\s+of\s+(?:milk|cream)|"
+                         r"take\s+(?:it|mine|my\s+(?:tea|coffee))\s+white|white\s+(?:coffee|tea)|"
+                         r"(?:tea|coffee)\s+with\s+(?:a\s+(?:bit|drop|splash)\s+of\s+)?milk)\b")
+_STRONG_DRINK_NEED = re.compile(r"\btoo bitter or strong\b")
+#: (round 22, ``floor_tools``) the floor, a mess on it, a wet one, and the tools for each
+_FLOOR = re.compile(r"\b(?:floors?|floorboards|carpets?|rugs?|tiles|lino|deck|doormat|hallway|porch|patio)\b")
+_FLOOR_MESS = re.compile(r"\b(?:crumbs?|dust|dusty|sand|sandy|grit|gritty|glitter|hair|fur|mud|muddy|dirt|dirty|mess|"
+                         r"messy|filthy|tracked|trodden|walked|litter|bits|soil|sawdust|shavings|feathers|wet|soaking|"
+                         r"soaked|puddle|puddles|spilt|spilled|spill|sticky|slippery|flooded|drips?|dripping|swimming)\b")
+_WET_MESS = re.compile(r"\b(?:wet|soaking|soaked|puddles?|spilt|spilled|spill|sticky|slippery|flooded|drips?|"
+                       r"dripping|swimming|water|juice|milk|coffee|tea|wine|soda|drink)\b")
+_MOPS = frozenset({"mop", "squeegee"})
+_SWEEPERS = frozenset({"broom", "vacuum", "hoover", "dustpan", "sweeper"})
+#: (round 22, ``served_drink``) the plain needs that ask for a drink, and the kinds of drink preferred
+_HOT_DRINK_NEED = re.compile(r"\bhot drink\b")
+_THIRST_NEED = re.compile(r"\bthirsty\b")
+_HOT_KINDS = frozenset({"tea", "coffee", "cocoa", "chocolate", "espresso", "latte", "cappuccino"})
+def _cup_rank(cls: str, hot: bool) -> int:
+    """(round 22, ``served_drink``) which cup a drink is served in first: a mug or cup for a hot
+    drink, a glass or cup for a cold one, then any other."""
+    words = set(cls.lower().split("_"))
+    prefer = (("mug",), ("cup", "teacup")) if hot else (("glass",), ("cup", "tumbler"))
+    return next((k for k, ws in enumerate(prefer) if words & set(ws)), len(prefer))
+
+
+#: vessels a cold drink is drunk from as they are (not a watering can, a kettle or a bucket)
+_DRINK_PACKS = frozenset({"bottle", "carton", "cartoon", "flask", "thermos", "canteen", "tetrapak", "pouch"})
+_COLD_KINDS = frozenset({"juice", "lemonade", "soda", "coke", "cola", "pop", "squash", "smoothie"})
+#: (round 22, ``foul_liquid``) a liquid said to be dirty or foul, and the classes it is poured away into
+_FOUL = re.compile(r"\b(?:dirty|filthy|grey|gray|murky|mucky|muddy|cloudy|scummy|slimy|stagnant|brackish|"
+                   r"grim|horrible|disgusting|gross|rank|foul|minging|manky|skanky|yucky|revolting|"
+                   r"smell(?:s|y|ing)?|stink(?:s|y|ing)?|pong(?:s|y|ing)?|reek(?:s|ing)?|whiff(?:y)?|"
+                   r"(?:gone|turned|going|turning)\s+(?:green|brown|black|off)|dirtied)\b")
+_DRAIN_WORDS = frozenset({"sink", "drain", "basin", "washbasin", "toilet", "gully", "plughole"})
 #: (round 20) a plant said to need water, and the words for plants
 _WATERING = re.compile(r"\b(?:water(?:s|ed|ing)?|drink|thirst|thirsty|dry|parched|droop(?:s|y|ing)?|wilt(?:s|ed|ing)?|"
                        r"flagging|dying)\b")
