@@ -3,7 +3,8 @@
 (``spoiling``); a liquid said to be dirty or foul is poured away into the sink (``foul_liquid``); a
 need for a drink is met with a drink served, warmed for a hot one (``served_drink``); a mess on the
 floor is met with a broom, or a mop when it is wet (``floor_tools``); a drink too strong, or a
-splash of milk asked for, has milk poured into the cup (``milk_added``). Sentences written for these
+splash of milk asked for, has milk poured into the cup (``milk_added``); a plate with the apple on
+it is set down where the person is, since nothing is picked up with a thing on it (``loaded_set_down``). Sentences written for these
 tests (none from a held-out or evaluation set); scene tests/data/round22_staffroom.yaml."""
 
 from __future__ import annotations
@@ -86,3 +87,15 @@ def test_milk_goes_into_the_cup_of_tea(encoder, room, said):
     atoms = _first(encoder, room, said)
     assert A("liquid_in", "milk0", "mug0") in atoms
     assert not [a for a in atoms if a.predicate == "inhand" and a.args[0] in ("sponge0", "mop0")]  # (no spill)
+
+
+def test_a_loaded_plate_is_set_down_where_the_person_is(encoder, room, planner):
+    from groundplan.methods.small_model.search import plan_instruction
+
+    said = "Put the apple on the plate and bring it over to me."
+    atoms = _first(encoder, room, said)
+    assert {A("on", "apple0", "plate0"), A("on", "plate0", "table0")} <= atoms
+    assert A("inhand", "plate0", "human0") not in atoms
+    assert A("inhand", "plate0", "human0") in _first(encoder, room, said, loaded_set_down=False)
+    goal, outcome, _ = plan_instruction(said, room, planner, encoder=encoder)
+    assert outcome.status == "solved" and "(on plate0 table0)" in goal

@@ -539,6 +539,11 @@ class SearchOptions:
     #: "this coffee is way too strong for me", "I'd love a splash of milk in my cup": milk poured
     #: into the cup of tea or coffee (or the cup the words name)
     milk_added: bool = True
+    #: "put it on the plate and bring it over to me": a thing cannot be picked up with something on
+    #: it (the skill set's ``free``), so a goal that hands over a support it also loads sets the support
+    #: down where the person is instead (a plan for the handing over does not exist; the planner
+    #: spent its whole bound failing to show it)
+    loaded_set_down: bool = True
 
 
 @dataclass(frozen=True)
@@ -965,6 +970,8 @@ class GoalSearcher:
             cleared = self._cleared(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands})
             if cleared is not None:
                 goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
+        if opts.loaded_set_down and goals:  # (round 22) a plate with the salad on it is set down by the person
+            goals = [self._loaded_set_down(g, view) for g in goals]
         seen, ranked = set(), []
         for g in goals:
             if g.text not in seen:
@@ -1708,6 +1715,26 @@ class GoalSearcher:
                     view.cls(a.args[0]) == "water" and re.search(r"\bwater", uses):
                 return GoalCandidate((a, atom), top.score, "single")
         return None
+
+    @staticmethod
+    def _loaded_set_down(goal: GoalCandidate, view: SceneView) -> GoalCandidate:
+        """Round 22 (``loaded_set_down``): (inhand S person) beside (on X S) asks for what no plan
+        does (nothing is picked up with a thing on it): S is set down where the person is, (on S L)
+        for the support L the person is at; without one the goal is kept."""
+        loaded = {a.args[1] for a in goal.atoms if not isinstance(a, Not) and a.predicate == "on" and len(a.args) == 2}
+        if not loaded:
+            return goal
+        at = {a.args[0]: a.args[1] for a in view.init if a.predicate == "at" and len(a.args) == 2}
+        atoms = []
+        for a in goal.atoms:
+            if not isinstance(a, Not) and a.predicate == "inhand" and len(a.args) == 2 and a.args[0] in loaded \
+                    and a.args[1] in view.humans:
+                place = at.get(a.args[1])
+                if place is None or place in view.humans or place in view.robots:
+                    return goal
+                a = Atom("on", (a.args[0], place))
+            atoms.append(a)
+        return goal if tuple(atoms) == goal.atoms else replace(goal, atoms=tuple(atoms))
 
     @staticmethod
     def _served_warm(top: GoalCandidate, cands, view: SceneView, lex: Lexicon) -> Optional[GoalCandidate]:
