@@ -4,7 +4,8 @@
 need for a drink is met with a drink served, warmed for a hot one (``served_drink``); a mess on the
 floor is met with a broom, or a mop when it is wet (``floor_tools``); a drink too strong, or a
 splash of milk asked for, has milk poured into the cup (``milk_added``); a plate with the apple on
-it is set down where the person is, since nothing is picked up with a thing on it (``loaded_set_down``). Sentences written for these
+it is set down where the person is, since nothing is picked up with a thing on it (``loaded_set_down``);
+a later clause that fetches a thing and names no destination hands it over (``clause_fetch``). Sentences written for these
 tests (none from a held-out or evaluation set); scene tests/data/round22_staffroom.yaml."""
 
 from __future__ import annotations
@@ -99,3 +100,10 @@ def test_a_loaded_plate_is_set_down_where_the_person_is(encoder, room, planner):
     assert A("inhand", "plate0", "human0") in _first(encoder, room, said, loaded_set_down=False)
     goal, outcome, _ = plan_instruction(said, room, planner, encoder=encoder)
     assert outcome.status == "solved" and "(on plate0 table0)" in goal
+
+
+def test_a_fetch_clause_hands_the_thing_over(encoder, room):
+    said = "Take the glass to the sink and fetch the milk, would you?"
+    atoms = _first(encoder, room, said)
+    assert {A("in", "glass0", "sink0"), A("inhand", "milk_carton0", "human0")} <= atoms
+    assert A("liquid_in", "milk0", "sink0") in _first(encoder, room, said, clause_fetch=False)

@@ -544,6 +544,11 @@ class SearchOptions:
     #: down where the person is instead (a plan for the handing over does not exist; the planner
     #: spent its whole bound failing to show it)
     loaded_set_down: bool = True
+    #: "take my glass to the sink and fetch the milk from the fridge": a clause that brings or fetches
+    #: a thing and says no destination hands it over (``w_hand_me``, as for a whole instruction); in
+    #: the last clause a liquid fetched is its vessel (an earlier "get the milk, pour some ..." is a
+    #: step on the way)
+    clause_fetch: bool = True
 
 
 @dataclass(frozen=True)
@@ -1338,6 +1343,10 @@ class GoalSearcher:
                 if self.options.destinations and lex is not None and not sb.any():
                     # ("chop it on the board": the state; its placement comes as its companion)
                     s = s + self._dest_bonus(cl, cands, lex)
+                if self.options.clause_fetch and not sb.any():
+                    # (round 22) "take my glass to the sink and fetch the milk": the milk is brought to
+                    # the person, not taken to the sink the clause before named
+                    s = s + self._hand_me(_COURTESY_TAIL.sub("", cl), cands)
             i = int(np.argmax(s))
             if self.options.state_clauses and len(clauses) > 1 and sb.max() > 0:
                 # (round 17) "boil the kettle": the kettle's water warmed, not the kettle moved
@@ -1425,7 +1434,9 @@ class GoalSearcher:
                 if same:
                     i = max(same, key=lambda j: s[j])
             if self.options.liquid_carried and cands[i].atom.predicate not in ("on", "in", "inhand") and \
-                    sb[i] <= 0 and _CARRIED.match(cl) and not _POURED.search(cl):
+                    sb[i] <= 0 and (_CARRIED.match(cl) or (self.options.clause_fetch and k == len(clauses) - 1
+                                                          and _FETCHES.match(cl))) \
+                    and not _POURED.search(cl):
                 # (round 17) "take the milk out", "put it on the tray": the carton the milk is in
                 vessels = {c.atom.args[1] for c in cands if c.atom.predicate == "liquid_in" and c.holds
                            and c.atom.args[0] == cands[i].focus}
@@ -2746,6 +2757,12 @@ _HAND_OVER = re.compile(r"\b(?:bring|give|hand|pass|fetch|carry|take)\b[^,.;]*\b
 #: (round 15) a giving verb whose first object is the person
 _HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find|fish)\s+(?:me|us)\b"
                       r"(?!\s+(?:to|a\s+hand|know))", re.IGNORECASE)
+#: (round 22, ``clause_fetch``) a clause that fetches ("and fetch the milk"): a liquid is fetched in its vessel
+_FETCHES = re.compile(r"^\W*(?:(?:and|then|now|also|please|just)\s+)*(?:fetch|bring|get|grab)\b(?!\s+rid\b)",
+                      re.IGNORECASE)
+#: (round 22, ``clause_fetch``) a courtesy tag ending a clause: ", would you?", ", please"
+_COURTESY_TAIL = re.compile(r"[,\s]*(?:would|could|can|will)\s+you\b[^,.;!?]*[.!?]*\s*$|[,\s]+please[.!?]*\s*$",
+                            re.IGNORECASE)
 _FOR_ME = re.compile(r"\b(?:grab|get|fetch|bring|find|fish\s+out|dig\s+out)\b[^,.;!?]*\bfor\s+(?:me|us)\b|"
                      r"^\W*(?:(?:please|could\s+you|can\s+you|would\s+you|will\s+you)\s+)?(?:bring|fetch)\b", re.IGNORECASE)
 #: (round 15) a request without a verb: "two new brake pads from the box on the shelf, please"
