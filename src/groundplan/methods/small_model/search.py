@@ -941,14 +941,14 @@ class GoalSearcher:
                 goals.insert(0, refill)
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
-        if need and opts.served_warm and structure == "single" and goals[:1] + singles[:1]:
-            served = self._served_warm((goals[:1] + singles[:1])[0], cands, view, lex)
+        if need and opts.served_warm and structure == "single" and (goals or singles):
+            served = self._served_warm((goals or singles)[0], cands, view, lex)
             if served is not None:
                 goals.insert(0, served)
-        plants = any(w in _PLANT_WORDS or w.rstrip("s") in _PLANT_WORDS for w in _WORD.findall(text.lower()))
-        if opts.served_drink and plain and structure == "single" and goals[:1] + singles[:1] and not plants:
+        if opts.served_drink and plain and structure == "single" and (goals or singles) and not any(
+                w in _PLANT_WORDS or w.rstrip("s") in _PLANT_WORDS for w in _WORD.findall(text.lower())):
             # (not "the seedlings look parched": the plants are thirsty)
-            goals[:0] = self._served_drink(plain, (goals[:1] + singles[:1])[0], cands, view, lex)
+            goals[:0] = self._served_drink(plain, (goals or singles)[0], cands, view, lex)
         if chill is not None:  # (round 22) "those bananas will go brown in this heat": both, chilled (not heated)
             goals.insert(0, chill)
         goals.extend(singles)
@@ -1756,7 +1756,7 @@ class GoalSearcher:
         if len(top.atoms) != 1 or top.atoms[0].predicate != "liquid_warm" or not view.humans:
             return None
         warm = top.atoms[0]
-        cups = lex.function_words.get("drink from", (None, frozenset()))[1]
+        cups = _drinking_vessels(lex)
         held = next((a for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
                      and a.args[0] == warm.args[0] and a.args[1] in cups), None)
         if held is None:
@@ -2165,12 +2165,12 @@ class GoalSearcher:
         the scene's milk into the cup that holds tea or coffee, else into a cup the words name, else
         into a coffee cup, gains twice ``w_need_mode`` and ``w_mention``."""
         out = np.zeros(len(cands))
-        cups = lex.function_words.get("drink from", (None, frozenset()))[1]
+        cups = _drinking_vessels(lex)
         liquids = {a.args[0]: a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2}
-        milks = {liq for liq in liquids if set(view.cls(liq).lower().split("_")) & {"milk", "cream"}}
-        hot = {v for liq, v in liquids.items() if v in cups and set(view.cls(liq).lower().split("_")) & _HOT_KINDS}
+        milks = {liq for liq in liquids if _class_words(view, liq) & {"milk", "cream"}}
+        hot = {v for liq, v in liquids.items() if v in cups and _class_words(view, liq) & _HOT_KINDS}
         named = {o for m in an.mentions if not m.category for o in m.objects} & cups if an is not None else set()
-        targets = (hot & named) or hot or named or {v for v in cups if set(view.cls(v).lower().split("_")) & _HOT_KINDS}
+        targets = (hot & named) or hot or named or {v for v in cups if _class_words(view, v) & _HOT_KINDS}
         if not milks or not targets:
             return out
         for i, c in enumerate(cands):
@@ -2193,7 +2193,7 @@ class GoalSearcher:
         for i, c in enumerate(cands):
             if c.frame != "inhand/?/human":
                 continue
-            words = set(view.cls(c.focus).lower().split("_"))
+            words = _class_words(view, c.focus)
             if words & (_MOPS if wet else _SWEEPERS):  # (a broom is no help with juice on the rug)
                 out[i] += self.options.w_need_mode
         return out
@@ -2204,7 +2204,7 @@ class GoalSearcher:
         "that bucket of old tank water is starting to pong") asks for the liquid poured away: into
         a sink or drain of the scene."""
         out = np.zeros(len(cands))
-        drains = {o for o, c in view.objects.items() if any(w in _DRAIN_WORDS for w in c.lower().split("_"))}
+        drains = {o for o in view.objects if _class_words(view, o) & _DRAIN_WORDS}
         if not drains:
             return out
         holds = {}
@@ -2314,8 +2314,7 @@ class GoalSearcher:
         """Food or drink left standing out (round 13): what the statement names (a liquid: its
         vessel) goes into a cold place (functions.yaml ``cold``), by ``w_left_out``."""
         out = np.zeros(len(cands))
-        cold_classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
-        cold = {o for o, c in view.objects.items() if c in cold_classes}
+        cold = _cold_places(view)
         named = with_vessels({o for m in an.mentions if not m.category for o in m.objects} - cold, view)
         if not cold or not named:
             return out
@@ -2352,20 +2351,17 @@ class GoalSearcher:
         def drinkable(o: str) -> bool:
             return bool(lex.is_a(o, "drinkable"))
 
-        cups = lex.function_words.get("drink from", (None, frozenset()))[1]
+        cups = _drinking_vessels(lex)
         hands = [a for a in top.atoms if a.predicate == "inhand" and a.args[1:] == (person,)]
-        if hands:
-            given = hands[0].args[0]
-            poured = [a.args[0] for a in top.atoms if a.predicate == "liquid_in" and a.args[1:] == (given,)]
-            ready = [liq for liq in [*held.get(given, ()), *poured] if drinkable(liq) and (not hot or liq in warm_now)]
-            if poured and given in cups:
-                return []  # (a cup filled with water: a drink already)
-            if ready or (drinkable(given) and not hot):
-                return []  # already a drink ready to drink
-            if not (drinkable(given) or lex.is_a(given, "liquid-contain")):
-                return []  # (not a vessel: what the words say besides the drink, "chapped lips": a balm)
-        else:
+        if not hands:
             return []  # (a state change, a placement, the water in the kettle warmed: no drink handed over)
+        given = hands[0].args[0]
+        poured = [a.args[0] for a in top.atoms if a.predicate == "liquid_in" and a.args[1:] == (given,)]
+        ready = [liq for liq in [*held.get(given, ()), *poured] if drinkable(liq) and (not hot or liq in warm_now)]
+        if (poured and given in cups) or ready or (drinkable(given) and not hot):
+            return []  # already a drink ready to drink (a cup filled with water too)
+        if not (drinkable(given) or lex.is_a(given, "liquid-contain")):
+            return []  # (not a vessel: what the words say besides the drink, "chapped lips": a balm)
         liquids = [o for o in view.objects if any(o in ls for ls in held.values()) and drinkable(o)]
         if hot:
             liquids = [liq for liq in liquids if Atom("liquid_warm", (liq,)) in by_atom or liq in warm_now]
@@ -2373,7 +2369,7 @@ class GoalSearcher:
             return []
 
         def rank(liq: str) -> tuple:
-            words = set(view.cls(liq).lower().split("_"))
+            words = _class_words(view, liq)
             order = (_HOT_KINDS, {"milk"}, {"water"}) if hot else ({"water"}, _COLD_KINDS, {"milk"})
             return (next((k for k, kinds in enumerate(order) if words & kinds), len(order)), liq)
 
@@ -2383,9 +2379,9 @@ class GoalSearcher:
             warm = () if not hot or liq in warm_now else (Atom("liquid_warm", (liq,)),)
             options = []
             if vessel in cups or (not hot and vessel is not None and
-                                  set(view.cls(vessel).lower().split("_")) & _DRINK_PACKS):
+                                  _class_words(view, vessel) & _DRINK_PACKS):
                 options.append((vessel, ()))  # (the cup it is in; for thirst, its bottle or carton too)
-            options += [(v, (Atom("liquid_in", (liq, v)),)) for v in sorted(cups, key=lambda v: (_cup_rank(view.cls(v), hot), v))
+            options += [(v, (Atom("liquid_in", (liq, v)),)) for v in sorted(cups, key=lambda v: (_cup_rank(view, v, hot), v))
                         if not held.get(v) and Atom("liquid_in", (liq, v)) in by_atom]
             for v, pour in options:
                 hand = Atom("inhand", (v, person))
@@ -2403,8 +2399,7 @@ class GoalSearcher:
         """Round 22 (``spoiling``): several things said to be left out or about to spoil ("those
         bananas", "this fruit": a plural or a kind, each of its things; a liquid: its vessel) all go
         into one cold place (the best scored one), when two or more of them can."""
-        cold_classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
-        cold = {o for o, c in view.objects.items() if c in cold_classes}
+        cold = _cold_places(view)
         things = with_vessels({o for m in an.mentions if not m.descriptor and (m.plural or m.category)
                                for o in m.objects} - cold - an.excluded, view)
         if not cold or len(things) < 2:
@@ -2894,23 +2889,41 @@ _SWEEPERS = frozenset({"broom", "vacuum", "hoover", "dustpan", "sweeper"})
 _HOT_DRINK_NEED = re.compile(r"\bhot drink\b")
 _THIRST_NEED = re.compile(r"\bthirsty\b")
 _HOT_KINDS = frozenset({"tea", "coffee", "cocoa", "chocolate", "espresso", "latte", "cappuccino"})
-def _cup_rank(cls: str, hot: bool) -> int:
-    """(round 22, ``served_drink``) which cup a drink is served in first: a mug or cup for a hot
-    drink, a glass or cup for a cold one, then any other."""
-    words = set(cls.lower().split("_"))
-    prefer = (("mug",), ("cup", "teacup")) if hot else (("glass",), ("cup", "tumbler"))
-    return next((k for k, ws in enumerate(prefer) if words & set(ws)), len(prefer))
-
-
+_COLD_KINDS = frozenset({"juice", "lemonade", "soda", "coke", "cola", "pop", "squash", "smoothie"})
 #: vessels a cold drink is drunk from as they are (not a watering can, a kettle or a bucket)
 _DRINK_PACKS = frozenset({"bottle", "carton", "cartoon", "flask", "thermos", "canteen", "tetrapak", "pouch"})
-_COLD_KINDS = frozenset({"juice", "lemonade", "soda", "coke", "cola", "pop", "squash", "smoothie"})
 #: (round 22, ``foul_liquid``) a liquid said to be dirty or foul, and the classes it is poured away into
 _FOUL = re.compile(r"\b(?:dirty|filthy|grey|gray|murky|mucky|muddy|cloudy|scummy|slimy|stagnant|brackish|"
                    r"grim|horrible|disgusting|gross|rank|foul|minging|manky|skanky|yucky|revolting|"
                    r"smell(?:s|y|ing)?|stink(?:s|y|ing)?|pong(?:s|y|ing)?|reek(?:s|ing)?|whiff(?:y)?|"
                    r"(?:gone|turned|going|turning)\s+(?:green|brown|black|off)|dirtied)\b")
 _DRAIN_WORDS = frozenset({"sink", "drain", "basin", "washbasin", "toilet", "gully", "plughole"})
+
+
+def _class_words(view: SceneView, obj: str) -> frozenset[str]:
+    """(round 22) the words of an object's class name ("coffee_cup": coffee, cup)."""
+    return frozenset(view.cls(obj).lower().split("_"))
+
+
+def _drinking_vessels(lex: Lexicon) -> frozenset[str]:
+    """(round 22) the scene's things people drink from (functions.yaml ``drink from``)."""
+    return lex.function_words.get("drink from", (None, frozenset()))[1]
+
+
+def _cold_places(view: SceneView) -> set[str]:
+    """The scene's cold places (functions.yaml ``cold``: the fridge, the freezer)."""
+    classes = set((functions_data().get("functions", {}).get("cold") or {}).get("places") or ())
+    return {o for o, c in view.objects.items() if c in classes}
+
+
+def _cup_rank(view: SceneView, cup: str, hot: bool) -> int:
+    """(round 22, ``served_drink``) which cup a drink is served in first: a mug or cup for a hot
+    drink, a glass or cup for a cold one, then any other."""
+    words = _class_words(view, cup)
+    prefer = ({"mug"}, {"cup", "teacup"}) if hot else ({"glass"}, {"cup", "tumbler"})
+    return next((k for k, ws in enumerate(prefer) if words & ws), len(prefer))
+
+
 #: (round 20) a plant said to need water, and the words for plants
 _WATERING = re.compile(r"\b(?:water(?:s|ed|ing)?|drink|thirst|thirsty|dry|parched|droop(?:s|y|ing)?|wilt(?:s|ed|ing)?|"
                        r"flagging|dying)\b")
