@@ -107,10 +107,16 @@ _KEPT_STATES = frozenset({"shut", "closed", "open", "cold", "cool", "warm", "hot
                           "whole", "intact", "fresh", "aside", "back", "it", "them", "there", "here"})
 
 
-def _kept_at_end(text: str) -> list:
-    """The matches of ``_KEEP_END`` whose kept words are a thing alone, with no state or place:
-    not "keep the door shut", "keep the tomato off it", "keep the other one whole"."""
-    return [m for m in _KEEP_END.finditer(text) if not _KEPT_STATES.intersection(m.group(2).lower().split())]
+#: round 23 (``leave_end``): "bring me my keys and wallet, but leave the jacket": "leave" as "keep"
+_LEAVE_END = re.compile(_KEEP_END.pattern.replace(r"\s+keep\s+", r"\s+(?:keep|leave)\s+"), re.IGNORECASE)
+
+
+def _kept_at_end(text: str, leave: bool = False) -> list:
+    """The matches of ``_KEEP_END`` (with ``leave``, ``_LEAVE_END``) whose kept words are a thing
+    alone, with no state or place: not "keep the door shut", "keep the tomato off it", "keep the
+    other one whole"."""
+    return [m for m in (_LEAVE_END if leave else _KEEP_END).finditer(text)
+            if not _KEPT_STATES.intersection(m.group(2).lower().split())]
 
 
 @lru_cache(maxsize=1)
@@ -709,7 +715,7 @@ def to_person(text: str, more_cues: bool = False) -> bool:
 
 
 def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
-                   bar: bool = False, subject: bool = False) -> list[tuple[int, int]]:
+                   bar: bool = False, subject: bool = False, leave: bool = False) -> list[tuple[int, int]]:
     """Negated spans; with ``keep`` (round 3) also "just no X", and a kept object's span runs to
     the end of its clause ("leave the broom on the counter": the counter is no destination);
     with ``more_cues`` (round 8) also "I don't need the X", "no need for the X"."""
@@ -734,7 +740,7 @@ def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
         for m in _NO_CUE.finditer(text):
             end_m = _NEG_END.search(text, m.end())
             spans.append((m.start(), end_m.start() if end_m else len(text)))
-        for m in list(_STAYS.finditer(text)) + _kept_at_end(text):
+        for m in list(_STAYS.finditer(text)) + _kept_at_end(text, leave):
             if not _is_pronoun(m.group(2)):
                 spans.append((m.start(), _clause_end(text, m.end())))
     spans.sort()
@@ -747,11 +753,11 @@ def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
     return merged
 
 
-def _kept_objects(text: str, mentions: list[Mention]) -> set[str]:
+def _kept_objects(text: str, mentions: list[Mention], leave: bool = False) -> set[str]:
     """The objects of "leave / keep the X ..." and "the X stays ...": the first mention of each."""
     out: set[str] = set()
     starts = [m.start(2) for m in list(_LEAVE.finditer(text)) + list(_STAYS.finditer(text))
-              + _kept_at_end(text) if not _is_pronoun(m.group(2))]
+              + _kept_at_end(text, leave) if not _is_pronoun(m.group(2))]
     for st in starts:
         m = next((x for x in mentions if x.start >= st and not x.category), None)
         if m is not None and m.start - st < 30:
@@ -880,7 +886,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False,
             excluded_vessels: bool = False,
             one_of_adjective: bool = False, located_exclusions: bool = False,
-            nested_sources: bool = False) -> Analysis:
+            nested_sources: bool = False, leave_end: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -890,8 +896,8 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
-    spans = _negated_spans(text, keep, more_cues, bar, subject_negation) if negation else []
-    kept_objs = frozenset(_kept_objects(text, mentions)) if negation and keep else frozenset()
+    spans = _negated_spans(text, keep, more_cues, bar, subject_negation, leave_end) if negation else []
+    kept_objs = frozenset(_kept_objects(text, mentions, leave_end)) if negation and keep else frozenset()
     kept = []
     where = _excluded_places(text, mentions, spans, view) if located_exclusions else {}
     for k, m in enumerate(mentions):

@@ -549,6 +549,20 @@ class SearchOptions:
     #: the last clause a liquid fetched is its vessel (an earlier "get the milk, pour some ..." is a
     #: step on the way)
     clause_fetch: bool = True
+    # round 23 (issue 21)
+    #: "clear the coffee table into the basket, all but the remote", "put everything from the fruit
+    #: bowl in the fridge except the orange": each thing there (of the kind said) goes to the
+    #: destination, and what is kept back stays where it is
+    moved_contents: bool = True
+    #: "a cold drink, anything except the fizzy one", "nothing with sugar in it": the things of the
+    #: kind a negated attribute word names (the class names nearest it: soda, coke) are not handed over
+    negated_kinds: bool = True
+    #: "open the kiln, pop the bowl inside and close it up", "open the cleaner, drop the mainspring in
+    #: to soak": a thing put in, with no place said, goes into what was just opened
+    into_opened: bool = True
+    #: "bring me my keys and wallet, but leave the jacket": a thing left at the end of a clause is
+    #: kept where it is, as "but keep the jacket" is
+    leave_end: bool = True
 
 
 @dataclass(frozen=True)
@@ -772,6 +786,8 @@ class GoalSearcher:
             instruction = _EMPTY_INTO.sub(lambda m: "pour" + m.group(0)[len(m.group(1)):] if any(
                 a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in mm.objects
                 for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
+        if opts.into_opened:  # (round 23) "open the kiln, pop the bowl inside": into the kiln
+            instruction = _into_opened(instruction)
         if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
             instruction = _COUNTED_THINGS.sub("everything ", instruction)
         if opts.missing_asked:  # (round 20) "there's no fork up here": the fork, missing up here
@@ -786,7 +802,8 @@ class GoalSearcher:
                          contents=opts.contents_clauses, nested_places=opts.nested_places,
                          plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
                          one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions,
-                         nested_sources=opts.nested_sources, excluded_vessels=opts.excluded_vessels)
+                         nested_sources=opts.nested_sources, excluded_vessels=opts.excluded_vessels,
+                         leave_end=opts.leave_end)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -860,6 +877,8 @@ class GoalSearcher:
                 chill = self._chilled_group(an, cands, view, scores)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
+        if opts.negated_kinds and an is not None:
+            scores = scores + self._negated_kinds(instruction, an, cands, view)
         scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
         watered = self._watered(text, cands, view, lex) if opts.water_plant else np.zeros(len(cands))
         scores = scores + watered
@@ -975,6 +994,10 @@ class GoalSearcher:
             cleared = self._cleared(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands})
             if cleared is not None:
                 goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
+        if opts.moved_contents and goals and an is not None:  # (round 23) "clear the table into the sink, but ..."
+            moved = self._moved_contents(instruction, an, view, lex, {c.atom for c in cands})
+            if moved is not None:
+                goals.insert(0, GoalCandidate(moved, goals[0].score, "all", goals[0].lm_logprob))
         if opts.loaded_set_down and goals:  # (round 22) a plate with the salad on it is set down by the person
             goals = [self._loaded_set_down(g, view) for g in goals]
         seen, ranked = set(), []
@@ -1583,6 +1606,73 @@ class GoalSearcher:
         return tuple(out)
 
     @staticmethod
+    def _moved_contents(instruction: str, an: Analysis, view: SceneView, lex: Lexicon,
+                        possible: frozenset | set) -> Optional[tuple[Atom, ...]]:
+        """Round 23 (``moved_contents``): a place's things moved to a destination, with some kept
+        back: "clear the coffee table into the basket, all but the remote", "tidy the bench onto the
+        shelf but leave the tyre levers", "put all the fish from the display into the ice chest
+        except the salmon". Each thing on or in the place (of the kind the words say, when the scene
+        has that kind there) goes to the destination, in or on it as the skill set allows; what is
+        kept back (or holds a thing kept back: "except the peanuts", the bowl they are in) stays
+        where it is. None without a thing kept back, or when the words say no such move."""
+        low = instruction.lower().replace("’", "'")
+        m = _MOVED_CONTENTS.search(low)
+        if m is None:
+            return None
+        np_text = m.group("np") or ""
+        if np_text and m.group("src") in ("on", "in") and not _ANY_THING.fullmatch(np_text) \
+                and not _DIRECTIONAL.fullmatch(m.group("prep")):
+            return None  # "put the books in the box on the counter": the box is where they go
+        ps = "place0" if m.group("place0") else "place"
+        place_text = instruction[m.start(ps):m.end(ps)]
+        place_ms = [mm for mm in lex.mentions(place_text) if not mm.category]
+        dest_ms = [mm for mm in lex.mentions(instruction[m.start("dest"):m.end("dest")]) if not mm.category]
+        if not dest_ms or len(dest_ms[0].objects) != 1:
+            return None
+        dest = next(iter(dest_ms[0].objects))
+        if place_ms:
+            places = set(place_ms[0].objects)
+        else:  # "the display": the one thing whose name has the word ("display_counter")
+            head = _WORD.findall(place_text.lower().split(" on ")[0].split(" in ")[0])[-1]
+            places = {o for o in view.objects if head in view.cls(o).split("_")}
+        spans = [k.span() for k in _CLEAR_KEPT.finditer(low, m.end())]
+        kept = {o for k0, k1 in spans for mm in lex.mentions(instruction[k0:k1]) for o in mm.objects}
+        kept |= set(an.kept) | set(an.excluded)
+        if not kept or not places:
+            return None
+        named: set = set()
+        if np_text and not _ANY_THING.fullmatch(np_text):
+            named = {o for mm in lex.mentions(instruction[m.start("np"):m.end("np")]) for o in mm.objects}
+        if len(places) > 1:  # which table: the one with the things said ("..., apart from the bowl of apples")
+            for said in (kept, named, {o for mm in place_ms[1:] for o in mm.objects}):
+                narrowed = {p for p in places if (held_by(view, p) | {view.place.get(p)}) & said}
+                places = narrowed if narrowed else places
+        if len(places) != 1:
+            return None
+        place = next(iter(places))
+        if place == dest:
+            return None
+        there = {a.args[0]: a.predicate for a in sorted(view.init, key=lambda a: a.args)
+                 if a.predicate in ("on", "in") and len(a.args) == 2 and a.args[1] == place
+                 and a.args[0] not in view.humans and a.args[0] not in view.robots}
+        # a thing kept back inside one of them keeps its holder there ("except the peanuts")
+        kept |= {o for o in there if held_by(view, o) & kept}
+        things = [o for o in there if o not in kept and o != dest]
+        if named:
+            things = [o for o in things if o in named] or things
+        elif np_text and not _ANY_THING.fullmatch(np_text):  # "all the fish": a kind the scene has no word for
+            things = _of_kind(_WORD.findall(np_text)[-1], things, view) or things
+        out: list = []
+        for o in things:
+            rel = next((Atom(r, (o, dest)) for r in ("in", "on") if Atom(r, (o, dest)) in possible), None)
+            if rel is not None:
+                out.append(rel)
+        if not out:
+            return None
+        out.extend(Atom(there[k], (k, place)) for k in sorted(kept) if k in there)
+        return tuple(out)
+
+    @staticmethod
     def _left_shut(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional[tuple[Atom, ...]]:
         """Round 18 (``negated_leave``): "don't leave the fridge open", "make sure the tub isn't left
         open": the thing named between the verb and "open" ends closed, and an opening of it goes
@@ -2139,6 +2229,26 @@ class GoalSearcher:
                     out[i] -= 2 * self.options.w_mention + strong
             elif not c.meets_need or c.holds:
                 out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
+        return out
+
+    def _negated_kinds(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
+        """Round 23 (``negated_kinds``): an attribute word in a negated span ("anything except the
+        fizzy one", "nothing with sugar in it", "that isn't alcoholic") rules out the things whose
+        class name is nearest it (within 0.1 of the nearest, and at least 0.5 alike: fizzy -> soda,
+        coke, cola), as a thing named there is ruled out: they are not handed over."""
+        out = np.zeros(len(cands))
+        words = {w for sp in an.negated_spans for w in _WORD.findall(sp.lower()) if _NEG_ATTRIBUTE.fullmatch(w)}
+        words = sorted(words | {m.group(1) for m in _NOTHING_ATTRIBUTE.finditer(instruction.lower().replace("’", "'"))})
+        if not words or self.encoder is None:
+            return out
+        things = sorted({c.focus for c in cands if c.frame == "inhand/?/human"})
+        if not things:
+            return out
+        sims = self.encoder.encode(words) @ self.encoder.encode([view.cls(o).replace("_", " ") for o in things]).T
+        ruled = {o for row in sims for o, v in zip(things, row) if v >= 0.5 and v >= row.max() - 0.1}
+        for i, c in enumerate(cands):
+            if c.frame == "inhand/?/human" and c.focus in ruled:
+                out[i] -= 2 * self.options.w_mention + self.options.w_context
         return out
 
     def _dirty_named(self, an: Analysis, cands) -> np.ndarray:
@@ -2840,6 +2950,36 @@ _CLEAR_THEN = re.compile(r"\b(?:me|us|hand|give|pass|bring|put|place|set|lay|pop
 #: (round 18) a destination said after the place cleared: "... and onto the counter", "into the box"
 _DEST_AFTER = re.compile(r"\b(?:onto|into|inside|on\s+to|in\s+to|over\s+to|on|in|to|away\s+in|back\s+(?:in|on))\s+"
                          r"(?:the|my|your|our|a|an|that|this)\b")
+#: (round 23) a place's things moved to a destination: "clear the coffee table into the basket",
+#: "tidy the bench onto the shelf", "put everything from the fruit bowl in the fridge", "move the veg
+#: in the basket on the bench over to the worktop", "empty the fruit bowl out onto the counter"
+_DET = r"(?:the|my|your|our|that|this|his|her|their)"
+_NOUNS = r"(?:\s+(?!(?:on|in|into|onto|to|over|from|off|out|up|and|but|except|apart|for|with|please|then)\b)[a-z'-]+){1,4}"
+_MOVED_CONTENTS = re.compile(
+    r"\b(?:(?:clear|tidy|empty)(?:\s+(?:up|out|off))?\s+(?P<place0>" + _DET + _NOUNS + r")"
+    r"|(?:put|move|take|bring|gather|transfer|shift|get|carry|stash|pack|tip|load|clear)\s+"
+    r"(?P<np>[^,.;!?]{1,40}?)\s+(?P<src>from|off\s+of|off|out\s+of|on|in|that's\s+on|that's\s+in)\s+"
+    r"(?P<place>" + _DET + _NOUNS + r"(?:\s+(?:on|in)\s+" + _DET + _NOUNS + r")?))"
+    r"(?:\s+(?:out|up|away|over|across|back))?\s+(?:and\s+)?(?P<prep>into|onto|in\s+to|on\s+to|over\s+to|across\s+to|"
+    r"up\s+onto|up\s+on|up\s+to|to|in|on)\s+(?P<dest>" + _DET + _NOUNS + r")"
+    r"(?=\s*(?:[,.;!?:(\u2013-]|$)|\s+(?:but|except|apart|all\s+but|bar|other\s+than|save|only|leaving|and\s+leave|"
+    r"though|please|for\s+me)\b)")
+#: (round 23) attribute words that rule out a kind of thing when negated ("nothing fizzy")
+_NEG_ATTRIBUTE = re.compile(r"fizzy|fizz|carbonated|sparkling|bubbly|sugary|sugar|sweet|alcoholic|alcohol|booze|boozy|"
+                            r"caffeinated|caffeine|dairy|spicy|salty|greasy|fatty|sharp|pointy|fragile|breakable")
+#: (round 23) "nothing fizzy", "no sugary drinks", "nothing with sugar in it", "something non-alcoholic"
+_NOTHING_ATTRIBUTE = re.compile(r"\b(?:nothing|no|non|not|without)\b[^,.;!?]{0,20}?\b(" + _NEG_ATTRIBUTE.pattern + r")\b")
+#: (round 23) "open (up) the kiln, ...": what is opened, at a clause's start
+_OPENED = re.compile(r"(?:^|[,;]\s*|\b(?:and|then|first)\s+)open(?:\s+up)?\s+(?P<x>" + _DET + _NOUNS + r")"
+                     r"(?=\s*(?:[,;]|\s+(?:and|then)\b))")
+#: (round 23) "pop the bowl inside", "drop the mainspring in to soak": put in, with no place said
+_PUT_IN_BARE = re.compile(r"\b(?:put|pop|drop|place|stick|set|slip|tuck|pack|load|slide|lay|stand)\s+"
+                          r"(?:[^,.;!?]{1,40}?)\s+(?P<in>inside|in)(?=\s*(?:[,.;!?]|$|\s+(?:and|then|to|for|please)\b))")
+#: (round 23) the words for "whatever is there": no kind said
+_ANY_THING = re.compile(r"\s*(?:everything|all|it\s+all|all\s+of\s+it|the\s+lot|(?:all\s+)?(?:the\s+)?(?:stuff|things|bits|"
+                        r"odds\s+and\s+ends|bits\s+and\s+pieces))\s*")
+#: (round 23) a destination preposition that cannot say where a thing is now
+_DIRECTIONAL = re.compile(r"into|onto|in\s+to|on\s+to|over\s+to|across\s+to|up\s+onto|up\s+to")
 #: (round 18) "don't leave the fridge open", "never leave it open", "make sure the tub isn't left open"
 _LEAVE_OPEN = re.compile(r"\b(?:(?:don't|do\s+not|dont|never|not\s+to|try\s+not\s+to)\s+(?:go\s+and\s+)?leave\s+"
                          r"(?P<np>[^,.;!?]{1,40}?)\s+(?:wide\s+|hanging\s+|standing\s+|lying\s+)?(?:open|opened|ajar)|"
@@ -2898,6 +3038,35 @@ _FOUL = re.compile(r"\b(?:dirty|filthy|grey|gray|murky|mucky|muddy|cloudy|scummy
                    r"smell(?:s|y|ing)?|stink(?:s|y|ing)?|pong(?:s|y|ing)?|reek(?:s|ing)?|whiff(?:y)?|"
                    r"(?:gone|turned|going|turning)\s+(?:green|brown|black|off)|dirtied)\b")
 _DRAIN_WORDS = frozenset({"sink", "drain", "basin", "washbasin", "toilet", "gully", "plughole"})
+
+
+def _of_kind(noun: str, things: Sequence[str], view: SceneView) -> list[str]:
+    """(round 23) Those of ``things`` whose class is a ``noun`` ("fish": the mackerel and the cod)
+    by its own name's words or its WordNet hypernyms' (none without WordNet)."""
+    wordnet = WordNet.load()
+    forms = {noun, *((noun[:-1],) if noun.endswith("s") else ()), *((noun[:-2],) if noun.endswith("es") else ()),
+             *((noun[:-3] + "y",) if noun.endswith("ies") else ())}
+    out = []
+    for o in things:
+        cls = view.cls(o)
+        words = set(cls.split("_")) | {w for b in (wordnet.broader(cls, 8) if wordnet else ()) for w in b.split("_")}
+        if words & forms:
+            out.append(o)
+    return out
+
+
+def _into_opened(text: str) -> str:
+    """(round 23, ``into_opened``) "Open the kiln, pop the bowl from the wheel inside and close it
+    up" -> "... pop the bowl from the wheel into the kiln ...": a thing put "in" or "inside" with no
+    place said goes into the thing opened in an earlier clause."""
+    low = text.lower().replace("’", "'")
+    opened = _OPENED.search(low)
+    if opened is None:
+        return text
+    put = _PUT_IN_BARE.search(low, opened.end())
+    if put is None:
+        return text
+    return text[:put.start("in")] + "into " + opened.group("x") + text[put.end("in"):]
 
 
 def _class_words(view: SceneView, obj: str) -> frozenset[str]:
