@@ -1,7 +1,11 @@
 """goalsearch, issue 21 round 23: a place's things moved to a destination with some kept back
 (``moved_contents``); a negated attribute word rules out the things of that kind (``negated_kinds``);
 a thing put "inside" with no place said goes into what was just opened (``into_opened``); "but leave
-the X" at a clause's end keeps X where it is (``leave_end``). Sentences written for these tests (none
+the X" at a clause's end keeps X where it is (``leave_end``); a food named in a statement of hunger
+is what is asked for (``hungry_named``); "tidy the bench, but leave the X" clears the rest off it
+(``tidy_kept``); "don't bother with the X" leaves X out (``bother_cue``); "bring me the bowl but take
+the X out of it first" hands the bowl over without X (``taken_out_first``); "heat my coffee up" warms
+it in its cup and hands it back (``warm_mine``). Sentences written for these tests (none
 from a held-out or evaluation set); scene tests/data/round23_workshop.yaml."""
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from goalsearch_util import A, searcher
 
 from groundplan.methods.small_model.mentions import analyze
 from groundplan.methods.small_model.search import _into_opened
+from groundplan.pddl.formula import Not
 from groundplan.sim.pipeline import build
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -76,3 +81,52 @@ def test_but_leave_the_thing_keeps_it_where_it_is(encoder, shop):
     atoms = _first(encoder, shop, said)
     assert {A("inhand", "tape0", "human0"), A("inhand", "ruler0", "human0"), A("on", "hammer0", "workbench0")} <= atoms
     assert A("on", "hammer0", "workbench0") not in _first(encoder, shop, said, leave_end=False)
+
+
+@pytest.mark.parametrize("said,food", [("I'm famished, and that banana in the bowl is calling my name.", "banana0"),
+                                       ("I'm starving and my orange is still sitting in the bowl.", "orange0")])
+def test_a_food_named_with_hunger_is_handed_over(encoder, shop, said, food):
+    assert A("inhand", food, "human0") in _first(encoder, shop, said)
+    assert A("inhand", food, "human0") not in _first(encoder, shop, said, hungry_named=False)
+
+
+def test_a_place_tidied_with_a_thing_left_is_cleared_of_the_rest(encoder, shop):
+    said = "Tidy up the workbench, but leave the hammer where it is."
+    atoms = _first(encoder, shop, said)
+    assert A("on", "hammer0", "workbench0") in atoms
+    assert {Not(A("on", o, "workbench0")) for o in ("screwdriver0", "tape0", "ruler0", "glue0")} <= atoms
+    assert Not(A("on", "tape0", "workbench0")) not in _first(encoder, shop, said, tidy_kept=False)
+
+
+def test_a_place_tidied_with_nothing_left_is_not_cleared(encoder, shop):
+    assert not [a for a in _first(encoder, shop, "Tidy up the workbench, please.") if isinstance(a, Not)]
+
+
+@pytest.mark.parametrize("said,left", [("Bring me the tape, but don't bother with the ruler.", A("inhand", "ruler0", "human0")),
+                                       ("Give the cup a wipe, and don't bother with the bowl.", A("on", "bowl0", "shelf0"))])
+def test_what_is_not_to_be_bothered_with_is_left_out(encoder, shop, said, left):
+    assert left not in _first(encoder, shop, said)
+    assert left in _first(encoder, shop, said, bother_cue=False)
+
+
+def test_a_bowl_handed_over_with_a_thing_taken_out_first(encoder, shop):
+    said = "Bring me the fruit bowl but take the orange out of it first."
+    atoms = _first(encoder, shop, said)
+    assert {A("inhand", "bowl0", "human0"), Not(A("in", "orange0", "bowl0")), Not(A("inhand", "orange0", "human0"))} <= atoms
+    assert A("inhand", "bowl0", "human0") not in _first(encoder, shop, said, taken_out_first=False)
+
+
+@pytest.fixture(scope="module")
+def staffroom():
+    return build(str(DATA / "round22_staffroom.yaml"))
+
+
+@pytest.mark.parametrize("said", ["Heat my tea up, would you?", "Could you warm up my tea?"])
+def test_the_persons_own_drink_is_warmed_in_its_cup_and_handed_back(encoder, staffroom, said):
+    served = {A("liquid_warm", "tea0"), A("liquid_in", "tea0", "mug0"), A("inhand", "mug0", "human0")}
+    assert served <= _first(encoder, staffroom, said)
+    assert not served <= _first(encoder, staffroom, said, warm_mine=False)
+
+
+def test_a_drink_not_said_to_be_theirs_is_only_warmed(encoder, staffroom):
+    assert _first(encoder, staffroom, "Warm the tea.") == {A("liquid_warm", "tea0")}

@@ -107,6 +107,8 @@ _KEPT_STATES = frozenset({"shut", "closed", "open", "cold", "cool", "warm", "hot
                           "whole", "intact", "fresh", "aside", "back", "it", "them", "there", "here"})
 
 
+#: round 23 (``bother_cue``): "don't bother with the glass, it's clean", "no need to worry about the plate"
+_NEG_CUE_BOTHER = re.compile(r"\b(?:do\s*n[o']?t|no\s+need\s+to|never)\s+(?:bother|worry)\s+(?:with|about)\b", re.IGNORECASE)
 #: round 23 (``leave_end``): "bring me my keys and wallet, but leave the jacket": "leave" as "keep"
 _LEAVE_END = re.compile(_KEEP_END.pattern.replace(r"\s+keep\s+", r"\s+(?:keep|leave)\s+"), re.IGNORECASE)
 
@@ -715,7 +717,8 @@ def to_person(text: str, more_cues: bool = False) -> bool:
 
 
 def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
-                   bar: bool = False, subject: bool = False, leave: bool = False) -> list[tuple[int, int]]:
+                   bar: bool = False, subject: bool = False, leave: bool = False,
+                   bother: bool = False) -> list[tuple[int, int]]:
     """Negated spans; with ``keep`` (round 3) also "just no X", and a kept object's span runs to
     the end of its clause ("leave the broom on the counter": the counter is no destination);
     with ``more_cues`` (round 8) also "I don't need the X", "no need for the X"."""
@@ -725,6 +728,8 @@ def _negated_spans(text: str, keep: bool = False, more_cues: bool = False,
         cues += [m for m in _NEG_CUE_MORE.finditer(text) if not any(c.start() <= m.start() < c.end() for c in cues)]
     if bar:
         cues += list(_NEG_CUE_BAR.finditer(text))
+    if bother:
+        cues += list(_NEG_CUE_BOTHER.finditer(text))
     for m in cues:
         end_m = _NEG_END.search(text, m.end())
         end = end_m.start() if end_m else len(text)
@@ -886,7 +891,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
             nested_places: bool = False, plural_pairs: bool = False, definite_source: bool = False,
             excluded_vessels: bool = False,
             one_of_adjective: bool = False, located_exclusions: bool = False,
-            nested_sources: bool = False, leave_end: bool = False) -> Analysis:
+            nested_sources: bool = False, leave_end: bool = False, bother: bool = False) -> Analysis:
     """``keep`` (round 3): "just no X", kept objects ("leave the X on the Y"); ``singular_all``:
     "every mug", "each glass" name every object of the class; ``mass_groups`` (round 6): a
     definite category word with an exception names the category's members ("the fruit, apart
@@ -896,7 +901,7 @@ def analyze(instruction: str, view: SceneView, lex: Lexicon, *, negation: bool =
     text = instruction
     mentions = lex.mentions(text)
     excluded: set[str] = set()
-    spans = _negated_spans(text, keep, more_cues, bar, subject_negation, leave_end) if negation else []
+    spans = _negated_spans(text, keep, more_cues, bar, subject_negation, leave_end, bother) if negation else []
     kept_objs = frozenset(_kept_objects(text, mentions, leave_end)) if negation and keep else frozenset()
     kept = []
     where = _excluded_places(text, mentions, spans, view) if located_exclusions else {}

@@ -563,6 +563,21 @@ class SearchOptions:
     #: "bring me my keys and wallet, but leave the jacket": a thing left at the end of a clause is
     #: kept where it is, as "but keep the jacket" is
     leave_end: bool = True
+    #: "I'm starving and my salad's still sitting in the fridge", "a bit of cheese would go down
+    #: well": in a statement of hunger, a food the words name is what is asked for, not context
+    hungry_named: bool = True
+    #: "tidy my desk, but leave the mug where it is": a place tidied, with things kept back and no
+    #: destination said, is cleared as "clear the desk except the mug" is (``clear_off``)
+    tidy_kept: bool = True
+    #: "give the cups a wipe; don't bother with the glass", "bring me the salad, but don't bother with
+    #: a plate": what is not to be bothered with is left out, as "not the glass" is
+    bother_cue: bool = True
+    #: "bring me the fruit bowl but take the banana out of it first": the bowl handed over without
+    #: the banana in it (nor the banana handed over too)
+    taken_out_first: bool = True
+    #: "heat my coffee up, would you?", "warm up my tea for me": a request to warm the person's own
+    #: drink is met as a drink gone cold is (``served_warm``): warmed in its cup and handed back
+    warm_mine: bool = True
 
 
 @dataclass(frozen=True)
@@ -803,7 +818,7 @@ class GoalSearcher:
                          plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
                          one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions,
                          nested_sources=opts.nested_sources, excluded_vessels=opts.excluded_vessels,
-                         leave_end=opts.leave_end)
+                         leave_end=opts.leave_end, bother=opts.bother_cue)
         acted_on: frozenset[str] = frozenset()
         if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
@@ -850,7 +865,7 @@ class GoalSearcher:
             if an is not None:
                 scores = scores + self._empty_ones(instruction, an, cands, view)
         if need:
-            scores = scores + self._need_mode(instruction, an, cands, view)
+            scores = scores + self._need_mode(instruction, an, cands, view, lex)
             if opts.dirty_named and an is not None:
                 scores = scores + self._dirty_named(an, cands)
             if opts.cold_named and an is not None:
@@ -960,7 +975,8 @@ class GoalSearcher:
                 goals.insert(0, refill)
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
-        if need and opts.served_warm and structure == "single" and (goals or singles):
+        mine = opts.warm_mine and bool(_MINE.search(instruction.lower().replace("’", "'")))
+        if (need or mine) and opts.served_warm and structure == "single" and (goals or singles):
             served = self._served_warm((goals or singles)[0], cands, view, lex)
             if served is not None:
                 goals.insert(0, served)
@@ -991,13 +1007,18 @@ class GoalSearcher:
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
         if opts.clear_off and goals and an is not None:  # (round 18) "clear the clamps off my bench": off it
-            cleared = self._cleared(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands})
+            cleared = self._cleared(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands},
+                                    tidy=opts.tidy_kept)
             if cleared is not None:
                 goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
         if opts.moved_contents and goals and an is not None:  # (round 23) "clear the table into the sink, but ..."
             moved = self._moved_contents(instruction, an, view, lex, {c.atom for c in cands})
             if moved is not None:
                 goals.insert(0, GoalCandidate(moved, goals[0].score, "all", goals[0].lm_logprob))
+        if opts.taken_out_first and goals and view.humans:  # (round 23) "..., but take the banana out first"
+            emptied = self._taken_out_first(instruction, view, lex)
+            if emptied is not None:
+                goals.insert(0, GoalCandidate(emptied, goals[0].score, goals[0].source, goals[0].lm_logprob))
         if opts.loaded_set_down and goals:  # (round 22) a plate with the salad on it is set down by the person
             goals = [self._loaded_set_down(g, view) for g in goals]
         seen, ranked = set(), []
@@ -1542,7 +1563,7 @@ class GoalSearcher:
 
     @staticmethod
     def _cleared(instruction: str, an: Analysis, atoms: Sequence[Atom], view: SceneView,
-                 lex: Lexicon, possible: frozenset | set = frozenset()) -> Optional[tuple]:
+                 lex: Lexicon, possible: frozenset | set = frozenset(), tidy: bool = False) -> Optional[tuple]:
         """Round 18 (``clear_off``): "clear the clamps off my bench", "clear the bench off", with no
         destination said: each thing there is off it and in nobody's hand (it is put away somewhere,
         wherever the planner finds), as negative literals in place of the goal's atoms about it;
@@ -1550,9 +1571,11 @@ class GoalSearcher:
         candidate atom of ``possible``): "clear the table except the plate" is not done by
         stacking everything on the plate. None when the instruction says no such thing."""
         low = instruction.lower().replace("’", "'")
-        m = next((m for rx in _CLEAR_OFF for m in rx.finditer(low) if not _NOT_A_PLACE.search(m.group("place"))), None)
+        m = next((m for rx in (*_CLEAR_OFF, *((_TIDY_KEPT,) if tidy else ())) for m in rx.finditer(low)
+                  if not _NOT_A_PLACE.search(m.group("place"))), None)
         if m is None:
             return None
+        tidied = m.re is _TIDY_KEPT  # (round 23, ``tidy_kept``) only with a thing kept back
         places = [mm for mm in lex.mentions(instruction[m.start("place"):m.end("place")]) if not mm.category]
         if not places:
             return None
@@ -1582,6 +1605,8 @@ class GoalSearcher:
             things = [o for o in there if o in named]
         else:
             things = list(there)
+        if tidied and not (kept | an.kept | an.excluded) & set(there):
+            return None  # "tidy the desk": no clearing said
         kept |= {o for o in there if held_by(view, o) & (kept | an.kept | an.excluded)}  # "the one with the salmon on it"
         things = [o for o in things if o not in an.kept and o not in an.excluded and o not in kept]
         if not things:
@@ -1670,6 +1695,29 @@ class GoalSearcher:
         if not out:
             return None
         out.extend(Atom(there[k], (k, place)) for k in sorted(kept) if k in there)
+        return tuple(out)
+
+    @staticmethod
+    def _taken_out_first(instruction: str, view: SceneView, lex: Lexicon) -> Optional[tuple]:
+        """Round 23 (``taken_out_first``): "bring me the fruit bowl but take the banana out of it
+        first": (inhand bowl person), and the banana neither in the bowl nor handed over. None
+        unless the words name one container and things in it now."""
+        m = _TAKE_OUT_FIRST.search(instruction.lower().replace("’", "'"))
+        if m is None:
+            return None
+        cs = [mm for mm in lex.mentions(instruction[m.start("c"):m.end("c")]) if not mm.category]
+        if not cs or len(cs[0].objects) != 1:
+            return None
+        c = next(iter(cs[0].objects))
+        inside = held_by(view, c, True)
+        xs = sorted({o for mm in lex.mentions(instruction[m.start("x"):m.end("x")]) for o in mm.objects} & inside)
+        if not xs:
+            return None
+        person = view.humans[0]
+        out: list = [Atom("inhand", (c, person))]
+        for x in xs:
+            rel = "in" if Atom("in", (x, c)) in view.init else "on"
+            out += [Not(Atom(rel, (x, c))), Not(Atom("inhand", (x, person)))]
         return tuple(out)
 
     @staticmethod
@@ -2182,7 +2230,8 @@ class GoalSearcher:
                 out[i] = self.options.w_state
         return out
 
-    def _need_mode(self, text: str, an: Optional[Analysis], cands, view: SceneView) -> np.ndarray:
+    def _need_mode(self, text: str, an: Optional[Analysis], cands, view: SceneView,
+                   lex: Optional[Lexicon] = None) -> np.ndarray:
         """A need statement: handing over, or a state change written for a need; an object the
         statement names is what it asks for only after "I'd like", "could use", ... ."""
         out = np.zeros(len(cands))
@@ -2202,6 +2251,15 @@ class GoalSearcher:
         if an is not None and _INTENT.search(text):  # "I want to watch a film on my laptop": the means
             asked |= {o for m in an.mentions if not m.category
                       and _MEANS_BEFORE.search(text[max(0, m.start - 12):m.start]) for o in m.objects}
+        if an is not None and self.options.hungry_named and lex is not None and lex.is_a is not None:
+            # (round 23) "I'm starving and my salad's still in the fridge": the salad is asked for
+            low = text.lower().replace("’", "'")  # (in the sentence that says the hunger)
+            said = [sent.span() for sent in _SENTENCE.finditer(low) if _HUNGRY.search(sent.group(0))]
+            hungry = {o for m in an.mentions if not m.category and any(a <= m.start < b for a, b in said)
+                      for o in m.objects if lex.is_a(o, "consumable")}
+            asked |= hungry
+        else:
+            hungry = set()
         if an is not None and self.options.counted_asked:  # (round 9) "only one knife please", "one rod'll do"
             asked |= {o for m in an.mentions if not m.category
                       and _COUNTED_BEFORE.search(text[max(0, m.start - 30):m.start].lower()) for o in m.objects}
@@ -2216,7 +2274,7 @@ class GoalSearcher:
             if c.focus in smelt:  # (round 18) "it reeks of varnish": the varnish is the cause, nothing asked of it
                 out[i] -= 2 * self.options.w_mention + w_context
                 continue
-            if c.focus in lacked and c.frame == "inhand/?/human":  # (round 20) what the person lacks
+            if c.focus in (lacked | hungry) and c.frame == "inhand/?/human":  # (round 20) what the person lacks
                 out[i] += self.options.w_need_mode + w_context
                 continue
             strong = w_context if c.focus not in asked else 0.0
@@ -2939,6 +2997,9 @@ _CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s
                          r"(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)?[a-z' ]{1,30}?)" + _CLEAR_END),
               re.compile(r"\bclear\s+(?:off\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
                          r"(?:\s+off)?(?:\s+for\s+[a-z' ]{1,30}?)?" + _CLEAR_END))
+#: (round 23) "tidy (up) my desk, but leave ...": a place tidied (``tidy_kept``)
+_TIDY_KEPT = re.compile(r"\btidy\s+(?:up\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
+                        r"(?:\s+up)?" + _CLEAR_END)
 #: (round 18) words that make the text after "off" more than a place ("off the shelf for me", "... and bring them")
 _NOT_A_PLACE = re.compile(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us|and|then|or|it|them|over|please)\b")
 #: (round 18) what a clearing keeps: "..., but leave the violin where it is", "apart from my towel"
@@ -2975,6 +3036,15 @@ _OPENED = re.compile(r"(?:^|[,;]\s*|\b(?:and|then|first)\s+)open(?:\s+up)?\s+(?P
 #: (round 23) "pop the bowl inside", "drop the mainspring in to soak": put in, with no place said
 _PUT_IN_BARE = re.compile(r"\b(?:put|pop|drop|place|stick|set|slip|tuck|pack|load|slide|lay|stand)\s+"
                           r"(?:[^,.;!?]{1,40}?)\s+(?P<in>inside|in)(?=\s*(?:[,.;!?]|$|\s+(?:and|then|to|for|please)\b))")
+#: (round 23) a statement of hunger ("I'm starving", "would go down well", "is calling my name")
+_HUNGRY = re.compile(r"\b(?:starving|starved|hungry|peckish|famished|ravenous|could\s+eat|would\s+go\s+down|"
+                     r"calling\s+(?:my|to\s+me)|my\s+stomach|tummy|craving|dying\s+for)\b")
+#: (round 23) "bring me the fruit bowl but take the banana out of it first"
+_TAKE_OUT_FIRST = re.compile(r"\b(?:bring|hand|pass|give|fetch|get|carry)\s+(?:me\s+|us\s+)?(?P<c>" + _DET + _NOUNS + r")"
+                             r"(?:\s+(?:over|here|across|through))?(?:\s+(?:to|for)\s+(?:me|us))?\s*,?\s+(?:but|and)\s+"
+                             r"(?:first\s+)?(?:take|get|pull|lift|fish)\s+(?P<x>" + _DET + _NOUNS + r")\s+out\b")
+#: (round 23) the person's own ("my coffee", "for me", "bring me")
+_MINE = re.compile(r"\b(?:my|me|mine)\b")
 #: (round 23) the words for "whatever is there": no kind said
 _ANY_THING = re.compile(r"\s*(?:everything|all|it\s+all|all\s+of\s+it|the\s+lot|(?:all\s+)?(?:the\s+)?(?:stuff|things|bits|"
                         r"odds\s+and\s+ends|bits\s+and\s+pieces))\s*")
