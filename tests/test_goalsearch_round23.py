@@ -5,8 +5,11 @@ the X" at a clause's end keeps X where it is (``leave_end``); a food named in a 
 is what is asked for (``hungry_named``); "tidy the bench, but leave the X" clears the rest off it
 (``tidy_kept``); "don't bother with the X" leaves X out (``bother_cue``); "bring me the bowl but take
 the X out of it first" hands the bowl over without X (``taken_out_first``); "heat my coffee up" warms
-it in its cup and hands it back (``warm_mine``). Sentences written for these tests (none
-from a held-out or evaluation set); scene tests/data/round23_workshop.yaml."""
+it in its cup and hands it back (``warm_mine``); "there's a sticky ring in my mug" asks for the mug
+clean (``dirt_there``); "the tomato's still in one piece" asks for it chopped (``still_whole``); a cloth for sticky fingers is
+wetted first (``wet_wipe``).
+Sentences written for these tests (none from a held-out or evaluation set); scenes
+tests/data/round23_workshop.yaml and round 22's tests/data/round22_staffroom.yaml."""
 
 from __future__ import annotations
 
@@ -130,3 +133,28 @@ def test_the_persons_own_drink_is_warmed_in_its_cup_and_handed_back(encoder, sta
 
 def test_a_drink_not_said_to_be_theirs_is_only_warmed(encoder, staffroom):
     assert _first(encoder, staffroom, "Warm the tea.") == {A("liquid_warm", "tea0")}
+
+
+@pytest.mark.parametrize("said,thing", [("There's a sticky ring in the bottom of my mug.", "mug0"),
+                                        ("There are crumbs all over my plate.", "plate0")])
+def test_dirt_said_to_be_in_a_thing_asks_for_it_clean(encoder, staffroom, said, thing):
+    assert A("clean", thing) in _first(encoder, staffroom, said)
+    assert A("clean", thing) not in _first(encoder, staffroom, said, dirt_there=False)
+
+
+@pytest.mark.parametrize("said,food", [("I'd love a snack, but the apple and the orange are still whole.", ("apple0", "orange0")),
+                                       ("This banana is too big to eat in one go.", ("banana0",))])
+def test_food_said_to_be_whole_is_asked_for_chopped(encoder, shop, said, food):
+    chopped = {A("chopped", o) for o in food}
+    assert chopped <= _first(encoder, shop, said)
+    assert not chopped <= _first(encoder, shop, said, still_whole=False)
+
+
+def test_a_cloth_for_sticky_fingers_is_wetted_first(encoder, shop):
+    said = "My fingers are all sticky from that orange."
+    assert {A("wet", "sponge0"), A("inhand", "sponge0", "human0")} <= _first(encoder, shop, said)
+    assert A("wet", "sponge0") not in _first(encoder, shop, said, wet_wipe=False)
+
+
+def test_wet_hands_get_nothing_wetted(encoder, shop):
+    assert A("wet", "sponge0") not in _first(encoder, shop, "My hands are dripping wet.")

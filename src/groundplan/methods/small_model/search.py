@@ -578,6 +578,15 @@ class SearchOptions:
     #: "heat my coffee up, would you?", "warm up my tea for me": a request to warm the person's own
     #: drink is met as a drink gone cold is (``served_warm``): warmed in its cup and handed back
     warm_mine: bool = True
+    #: "there's a sticky ring in the bottom of my glass", "there are crumbs all over my plate": the
+    #: thing the dirt is in or on is asked for clean (as "my glass is sticky" is, ``dirty_named``)
+    dirt_there: bool = True
+    #: "the tomato and the cucumber are still in one piece", "this sandwich is too big to manage in
+    #: one go": the food said to be whole is asked for chopped, all of it
+    still_whole: bool = True
+    #: "my hands are all sticky from this glue": the cloth or sponge handed over is wetted first
+    #: (not for hands that are wet: "my hands are dripping" wants a dry towel)
+    wet_wipe: bool = True
 
 
 @dataclass(frozen=True)
@@ -984,6 +993,15 @@ class GoalSearcher:
                 w in _PLANT_WORDS or w.rstrip("s") in _PLANT_WORDS for w in _WORD.findall(text.lower())):
             # (not "the seedlings look parched": the plants are thirsty)
             goals[:0] = self._served_drink(plain, (goals or singles)[0], cands, view, lex)
+        if need and opts.wet_wipe and (goals or singles) and _STICKY_HANDS.search(instruction.lower().replace("’", "'")) \
+                and not _WET_HANDS.search(instruction.lower().replace("’", "'")):
+            wiped = self._wet_wipe((goals or singles)[0], cands, view)
+            if wiped is not None:  # (round 23) "my hands are all sticky": a wet cloth
+                goals.insert(0, wiped)
+        if opts.still_whole and an is not None:  # (round 23) "the tomato's still in one piece": chopped
+            cut = self._still_whole(an, cands, scores)
+            if cut is not None:
+                goals.insert(0, cut)
         if chill is not None:  # (round 22) "those bananas will go brown in this heat": both, chilled (not heated)
             goals.insert(0, chill)
         goals.extend(singles)
@@ -2309,6 +2327,39 @@ class GoalSearcher:
                 out[i] -= 2 * self.options.w_mention + self.options.w_context
         return out
 
+    @staticmethod
+    def _wet_wipe(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCandidate]:
+        """Round 23 (``wet_wipe``): a need met by handing over a thing that can be wetted (a cloth,
+        a sponge; not a towel) for sticky or dirty hands: (and (wet S) (inhand S person))."""
+        if len(top.atoms) != 1 or top.atoms[0].predicate != "inhand" or top.atoms[0].args[1] not in view.humans:
+            return None
+        thing = top.atoms[0].args[0]
+        if "towel" in view.cls(thing) and "paper" not in view.cls(thing):
+            return None
+        wet = next((c for c in cands if c.atom.predicate == "wet" and c.atom.args == (thing,) and not c.holds), None)
+        if wet is None:
+            return None
+        return GoalCandidate((wet.atom, top.atoms[0]), top.score, top.source, top.lm_logprob)
+
+    @staticmethod
+    def _still_whole(an: Analysis, cands, scores) -> Optional[GoalCandidate]:
+        """Round 23 (``still_whole``): things named before "... (are) still whole / in one piece /
+        not cut yet / too big to eat in one go", in their sentence, asked for chopped: (and (chopped
+        X) ...) for each that can be; None when none can."""
+        text = an.text.lower().replace("’", "'")
+        whole: list[str] = []
+        for sent in _SENTENCE.finditer(text):
+            cue = _STILL_WHOLE.search(sent.group(0))
+            if cue is None:
+                continue
+            whole += [o for m in an.mentions if not m.category and sent.start() <= m.start < sent.start() + cue.start()
+                      for o in sorted(m.objects)]
+        by_atom = {c.atom: i for i, c in enumerate(cands) if c.atom.predicate == "chopped" and not c.holds}
+        atoms = tuple(dict.fromkeys(Atom("chopped", (o,)) for o in whole if Atom("chopped", (o,)) in by_atom))
+        if not atoms:
+            return None
+        return GoalCandidate(atoms, max(float(scores[by_atom[a]]) for a in atoms), "single" if len(atoms) == 1 else "all")
+
     def _dirty_named(self, an: Analysis, cands) -> np.ndarray:
         """Round 17 (``dirty_named``): a sentence whose subject (its first named thing) is said to
         be dirty after it ("this bowl is dusty", "the cups ... and they're dusty", "the case of
@@ -2322,6 +2373,11 @@ class GoalSearcher:
                 continue
             if _DIRTY.search(text[ms[0].end:sent.end()].lower().replace("’", "'")):
                 dirty |= ms[0].objects
+            elif self.options.dirt_there:  # (round 23) "there's a sticky ring in my glass"
+                said = _DIRT_THERE.search(text[sent.start():sent.end()].lower().replace("’", "'"))
+                after = [m for m in ms if said is not None and m.start >= sent.start() + said.end()]
+                if after:
+                    dirty |= after[0].objects
         for i, c in enumerate(cands):
             if c.atom.predicate == "clean" and c.focus in dirty and not c.holds:
                 out[i] += self.options.w_need_mode + self.options.w_mention
@@ -3045,6 +3101,24 @@ _TAKE_OUT_FIRST = re.compile(r"\b(?:bring|hand|pass|give|fetch|get|carry)\s+(?:m
                              r"(?:first\s+)?(?:take|get|pull|lift|fish)\s+(?P<x>" + _DET + _NOUNS + r")\s+out\b")
 #: (round 23) the person's own ("my coffee", "for me", "bring me")
 _MINE = re.compile(r"\b(?:my|me|mine)\b")
+#: (round 23, ``dirt_there``) "there's a sticky ring in ...", "there are crumbs all over ...": dirt said
+#: to be in or on a thing named next
+_DIRT_THERE = re.compile(r"\bthere(?:'s|\s+is|\s+are|'re|\s+was)\s+(?:a\s+|an\s+|some\s+|loads\s+of\s+|bits\s+of\s+)?"
+                         r"(?:[a-z]+\s+){0,2}?(?:rings?|stains?|smears?|marks?|grime|gunk|crud|residue|film|crumbs|grease|"
+                         r"fingerprints|dust|mould|mold|scum|muck|dirt|goo|gloop|splodges?|tidemarks?|streaks?)\b"
+                         r"[^.!?]{0,25}?\b(?:in|on|inside|all\s+over|over|round|around)\b")
+#: (round 23, ``still_whole``) food said to be uncut: "still whole", "in one piece", "not sliced yet",
+#: "too big to manage in one go"
+_STILL_WHOLE = re.compile(r"\b(?:(?:still|all)\s+(?:whole|in\s+one\s+piece|uncut|in\s+one\s+lump)|"
+                          r"(?:is|are|'s|'re)\s+whole\b|in\s+one\s+piece|uncut|(?:not|n't|never)\s+(?:been\s+)?"
+                          r"(?:cut|sliced|chopped|diced)(?:\s+up)?\s+yet|too\s+big\s+to\s+(?:eat|manage|bite|fit|get))\b")
+#: (round 23, ``wet_wipe``) hands or fingers said to be sticky or dirty; and said to be wet
+_STICKY_HANDS = re.compile(r"\b(?:hands?|fingers|paws|face)\b[^.!?]{0,30}?\b(?:sticky|greasy|gunky|gunk|tacky|caked|covered|"
+                           r"mucky|grubby|dirty|filthy|black|jam|honey|paint|ketchup|glue|grease|clay|mud|muddy|smeared)\b|"
+                           r"\b(?:sticky|greasy|gunky|tacky|mucky|grubby|dirty|filthy|muddy)\s+(?:hands|fingers|paws|face)\b|"
+                           r"\b(?:gunk|grease|paint|ketchup|jam|honey|glue|clay|mud)\s+(?:all\s+)?(?:over|on)\s+my\s+"
+                           r"(?:hands|fingers|face)\b")
+_WET_HANDS = re.compile(r"\b(?:wet|dripping|soaking|soaked|damp|drenched|washed|sweaty)\b")
 #: (round 23) the words for "whatever is there": no kind said
 _ANY_THING = re.compile(r"\s*(?:everything|all|it\s+all|all\s+of\s+it|the\s+lot|(?:all\s+)?(?:the\s+)?(?:stuff|things|bits|"
                         r"odds\s+and\s+ends|bits\s+and\s+pieces))\s*")
