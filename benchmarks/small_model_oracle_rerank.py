@@ -40,7 +40,7 @@ BLIND = ("heldout-g", "heldout-g-oracle", "heldout-h", "heldout-h-oracle", "held
          "heldout-l", "heldout-l-oracle", "heldout-m", "heldout-m-oracle", "heldout-n", "heldout-n-oracle",
          "heldout-o", "heldout-o-oracle", "heldout-p", "heldout-p-oracle", "heldout-q", "heldout-q-oracle",
          "heldout-r", "heldout-r-oracle", "heldout-s", "heldout-s-oracle", "heldout-t",
-         "heldout-t-oracle", "heldout-u", "heldout-u-oracle", "heldout-v", "heldout-v-oracle", "heldout-w", "heldout-w-oracle", "heldout-x", "heldout-x-oracle", "heldout-y", "heldout-y-oracle")
+         "heldout-t-oracle", "heldout-u", "heldout-u-oracle", "heldout-v", "heldout-v-oracle", "heldout-w", "heldout-w-oracle", "heldout-x", "heldout-x-oracle", "heldout-y", "heldout-y-oracle", "heldout-z", "heldout-z-oracle")
 
 
 def candidate_outcomes(task, searcher, planner, timeout: float) -> list[bool | None]:

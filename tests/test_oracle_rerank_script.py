@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
                                         ("heldout-m,heldout-f", "heldout-m"), ("heldout-n-oracle", "heldout-n-oracle"),
                                         ("heldout-o,heldout-f", "heldout-o"), ("heldout-p,heldout-f", "heldout-p"),
                                         ("heldout-q-oracle", "heldout-q-oracle"), ("heldout-r,heldout-f", "heldout-r"),
-                                        ("heldout-s-oracle", "heldout-s-oracle"), ("heldout-t,heldout-f", "heldout-t"), ("heldout-u-oracle", "heldout-u-oracle"), ("heldout-v,heldout-f", "heldout-v"), ("heldout-w-oracle", "heldout-w-oracle"), ("heldout-x-oracle", "heldout-x-oracle"), ("heldout-y-oracle", "heldout-y-oracle")])
+                                        ("heldout-s-oracle", "heldout-s-oracle"), ("heldout-t,heldout-f", "heldout-t"), ("heldout-u-oracle", "heldout-u-oracle"), ("heldout-v,heldout-f", "heldout-v"), ("heldout-w-oracle", "heldout-w-oracle"), ("heldout-x-oracle", "heldout-x-oracle"), ("heldout-y-oracle", "heldout-y-oracle"), ("heldout-z-oracle", "heldout-z-oracle")])
 def test_refuses_a_blind_set(sets, blind):
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_model_oracle_rerank.py"),
                           "--sets", sets], capture_output=True, text=True, timeout=120)
