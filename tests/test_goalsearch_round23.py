@@ -158,3 +158,8 @@ def test_a_cloth_for_sticky_fingers_is_wetted_first(encoder, shop):
 
 def test_wet_hands_get_nothing_wetted(encoder, shop):
     assert A("wet", "sponge0") not in _first(encoder, shop, "My hands are dripping wet.")
+
+
+def test_a_food_turned_down_with_hunger_is_not_handed_over(encoder, shop):
+    said = "I'm starving, but I really can't face that banana."
+    assert A("inhand", "banana0", "human0") not in _first(encoder, shop, said)

@@ -2274,6 +2274,7 @@ class GoalSearcher:
             low = text.lower().replace("’", "'")  # (in the sentence that says the hunger)
             said = [sent.span() for sent in _SENTENCE.finditer(low) if _HUNGRY.search(sent.group(0))]
             hungry = {o for m in an.mentions if not m.category and any(a <= m.start < b for a, b in said)
+                      and not _REFUSED.search(low[max(0, m.start - 40):m.start])  # ("can't face the sandwich")
                       for o in m.objects if lex.is_a(o, "consumable")}
             asked |= hungry
         else:
@@ -3119,6 +3120,10 @@ _STICKY_HANDS = re.compile(r"\b(?:hands?|fingers|paws|face)\b[^.!?]{0,30}?\b(?:s
                            r"\b(?:gunk|grease|paint|ketchup|jam|honey|glue|clay|mud)\s+(?:all\s+)?(?:over|on)\s+my\s+"
                            r"(?:hands|fingers|face)\b")
 _WET_HANDS = re.compile(r"\b(?:wet|dripping|soaking|soaked|damp|drenched|washed|sweaty)\b")
+#: (round 23, ``hungry_named``) a food the person turns down: "I can't face the rest of that sandwich"
+_REFUSED = re.compile(r"\b(?:can't|cannot|can\s+not|couldn't)\s+(?:\w+\s+)?(?:face|stomach|look\s+at|eat)\b|\bsick\s+of\b|"
+                      r"\bfed\s+up\s+with\b|\bhad\s+enough\s+of\b|\b(?:don't|do\s+not|won't)\s+(?:\w+\s+)?(?:want|fancy|like)\b|"
+                      r"\bno\s+more\b|\bnot\b|\bexcept\b|\bapart\s+from\b|\bbar\b")
 #: (round 23) the words for "whatever is there": no kind said
 _ANY_THING = re.compile(r"\s*(?:everything|all|it\s+all|all\s+of\s+it|the\s+lot|(?:all\s+)?(?:the\s+)?(?:stuff|things|bits|"
                         r"odds\s+and\s+ends|bits\s+and\s+pieces))\s*")
