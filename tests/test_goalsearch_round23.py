@@ -51,11 +51,15 @@ def test_the_kind_said_of_a_place_moves_and_the_exception_stays(encoder, shop):
     assert A("in", "orange0", "bowl0") not in _first(encoder, shop, said, moved_contents=False)
 
 
-def test_nothing_is_moved_without_a_thing_kept_back(encoder, shop):
+def test_a_place_moved_whole_only_with_moved_unkept(encoder, shop):
     s = searcher(encoder)
-    view, _cands, _emb, _owner, lex = s.scene(shop.domain, shop.problem)
-    an = analyze("Clear the workbench into the box.", view, lex, keep=True)
-    assert s._moved_contents("Clear the workbench into the box.", an, view, lex, set()) is None
+    view, cands, _emb, _owner, lex = s.scene(shop.domain, shop.problem)
+    said = "Clear the workbench into the box."
+    an = analyze(said, view, lex, keep=True)
+    possible = {c.atom for c in cands}
+    assert s._moved_contents(said, an, view, lex, possible) is None
+    moved = set(s._moved_contents(said, an, view, lex, possible, opts_unkept=True))
+    assert moved == {A("in", o, "box0") for o in ("hammer0", "screwdriver0", "tape0", "ruler0", "glue0")}
 
 
 @pytest.mark.parametrize("said", ["Bring me a cold drink, anything but the fizzy stuff.",
@@ -163,3 +167,11 @@ def test_wet_hands_get_nothing_wetted(encoder, shop):
 def test_a_food_turned_down_with_hunger_is_not_handed_over(encoder, shop):
     said = "I'm starving, but I really can't face that banana."
     assert A("inhand", "banana0", "human0") not in _first(encoder, shop, said)
+
+
+def test_a_place_emptied_with_a_thing_kept_back_keeps_it(encoder, shop):
+    said = "Empty the fridge except for the juice."
+    atoms = _first(encoder, shop, said)
+    assert A("in", "juice0", "refrigerator0") in atoms
+    assert {Not(A("in", o, "refrigerator0")) for o in ("soda0", "coke0", "water_bottle0")} <= atoms
+    assert A("in", "juice0", "refrigerator0") not in _first(encoder, shop, said, tidy_kept=False)

@@ -554,6 +554,9 @@ class SearchOptions:
     #: bowl in the fridge except the orange": each thing there (of the kind said) goes to the
     #: destination, and what is kept back stays where it is
     moved_contents: bool = True
+    #: (with ``moved_contents``) "empty the box out onto the table", "put everything from the shelf
+    #: in the box": the whole place's things moved, with nothing kept back
+    moved_unkept: bool = True
     #: "a cold drink, anything except the fizzy one", "nothing with sugar in it": the things of the
     #: kind a negated attribute word names (the class names nearest it: soda, coke) are not handed over
     negated_kinds: bool = True
@@ -566,8 +569,9 @@ class SearchOptions:
     #: "I'm starving and my salad's still sitting in the fridge", "a bit of cheese would go down
     #: well": in a statement of hunger, a food the words name is what is asked for, not context
     hungry_named: bool = True
-    #: "tidy my desk, but leave the mug where it is": a place tidied, with things kept back and no
-    #: destination said, is cleared as "clear the desk except the mug" is (``clear_off``)
+    #: "tidy my desk, but leave the mug where it is", "empty the fridge except for the milk": a place
+    #: tidied or emptied, with things kept back and no destination said, is cleared as "clear the
+    #: desk except the mug" is (``clear_off``)
     tidy_kept: bool = True
     #: "give the cups a wipe; don't bother with the glass", "bring me the salad, but don't bother with
     #: a plate": what is not to be bothered with is left out, as "not the glass" is
@@ -1030,7 +1034,7 @@ class GoalSearcher:
             if cleared is not None:
                 goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
         if opts.moved_contents and goals and an is not None:  # (round 23) "clear the table into the sink, but ..."
-            moved = self._moved_contents(instruction, an, view, lex, {c.atom for c in cands})
+            moved = self._moved_contents(instruction, an, view, lex, {c.atom for c in cands}, opts.moved_unkept)
             if moved is not None:
                 goals.insert(0, GoalCandidate(moved, goals[0].score, "all", goals[0].lm_logprob))
         if opts.taken_out_first and goals and view.humans:  # (round 23) "..., but take the banana out first"
@@ -1650,7 +1654,7 @@ class GoalSearcher:
 
     @staticmethod
     def _moved_contents(instruction: str, an: Analysis, view: SceneView, lex: Lexicon,
-                        possible: frozenset | set) -> Optional[tuple[Atom, ...]]:
+                        possible: frozenset | set, opts_unkept: bool = False) -> Optional[tuple[Atom, ...]]:
         """Round 23 (``moved_contents``): a place's things moved to a destination, with some kept
         back: "clear the coffee table into the basket, all but the remote", "tidy the bench onto the
         shelf but leave the tyre levers", "put all the fish from the display into the ice chest
@@ -1681,8 +1685,9 @@ class GoalSearcher:
         spans = [k.span() for k in _CLEAR_KEPT.finditer(low, m.end())]
         kept = {o for k0, k1 in spans for mm in lex.mentions(instruction[k0:k1]) for o in mm.objects}
         kept |= set(an.kept) | set(an.excluded)
-        if not kept or not places:
-            return None
+        whole = bool(m.group("place0")) or _ANY_THING.fullmatch(np_text) is not None
+        if not places or not (kept or (whole and opts_unkept)):
+            return None  # (without a thing kept back, only "empty the box onto the table", "everything from ...")
         named: set = set()
         if np_text and not _ANY_THING.fullmatch(np_text):
             named = {o for mm in lex.mentions(instruction[m.start("np"):m.end("np")]) for o in mm.objects}
@@ -3054,8 +3059,9 @@ _CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s
                          r"(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)?[a-z' ]{1,30}?)" + _CLEAR_END),
               re.compile(r"\bclear\s+(?:off\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
                          r"(?:\s+off)?(?:\s+for\s+[a-z' ]{1,30}?)?" + _CLEAR_END))
-#: (round 23) "tidy (up) my desk, but leave ...": a place tidied (``tidy_kept``)
-_TIDY_KEPT = re.compile(r"\btidy\s+(?:up\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
+#: (round 23) "tidy (up) my desk, but leave ...", "empty the fridge except for the milk": a place
+#: tidied or emptied (``tidy_kept``)
+_TIDY_KEPT = re.compile(r"\b(?:tidy|empty)\s+(?:up\s+|out\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
                         r"(?:\s+up)?" + _CLEAR_END)
 #: (round 18) words that make the text after "off" more than a place ("off the shelf for me", "... and bring them")
 _NOT_A_PLACE = re.compile(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us|and|then|or|it|them|over|please)\b")
