@@ -1686,8 +1686,11 @@ class GoalSearcher:
         kept = {o for k0, k1 in spans for mm in lex.mentions(instruction[k0:k1]) for o in mm.objects}
         kept |= set(an.kept) | set(an.excluded)
         whole = bool(m.group("place0")) or _ANY_THING.fullmatch(np_text) is not None
-        if not places or not (kept or (whole and opts_unkept)):
-            return None  # (without a thing kept back, only "empty the box onto the table", "everything from ...")
+        more = re.search(r"\b(?:then|and|after|before)\b", re.split(r"[.;!?]", low[m.end():], maxsplit=1)[0])
+        if not places or not (kept or (whole and opts_unkept and not more)):
+            # (without a thing kept back, only "empty the box onto the table", "everything from ...",
+            # and nothing more asked: "..., then close the fridge" is the clauses')
+            return None
         named: set = set()
         if np_text and not _ANY_THING.fullmatch(np_text):
             named = {o for mm in lex.mentions(instruction[m.start("np"):m.end("np")]) for o in mm.objects}
