@@ -1619,9 +1619,7 @@ class GoalSearcher:
         if _CLEAR_THEN.search(sentence) or _DEST_AFTER.search(rest):
             return None  # "... off the chair and place it on the coffee table", "... for me": elsewhere
         # (sorted: the initial state is a set, and the goal's text must not depend on its order)
-        there = {a.args[0]: a.predicate for a in sorted(view.init, key=lambda a: a.args)
-                 if a.predicate in ("on", "in") and len(a.args) == 2
-                 and a.args[1] == place and a.args[0] not in view.humans and a.args[0] not in view.robots}
+        there = _things_at(view, place)
         if np_text.strip() and not re.fullmatch(r"\s*(?:everything|it\s+all|all\s+of\s+it|all|the\s+lot|stuff)\s*",
                                                 np_text):
             things = [o for o in there if o in named]
@@ -1703,9 +1701,7 @@ class GoalSearcher:
         place = next(iter(places))
         if place == dest:
             return None
-        there = {a.args[0]: a.predicate for a in sorted(view.init, key=lambda a: a.args)
-                 if a.predicate in ("on", "in") and len(a.args) == 2 and a.args[1] == place
-                 and a.args[0] not in view.humans and a.args[0] not in view.robots}
+        there = _things_at(view, place)
         # a thing kept back inside one of them keeps its holder there ("except the peanuts")
         kept |= {o for o in there if held_by(view, o) & kept}
         things = [o for o in there if o not in kept and o != dest]
@@ -3196,6 +3192,14 @@ _FOUL = re.compile(r"\b(?:dirty|filthy|grey|gray|murky|mucky|muddy|cloudy|scummy
                    r"smell(?:s|y|ing)?|stink(?:s|y|ing)?|pong(?:s|y|ing)?|reek(?:s|ing)?|whiff(?:y)?|"
                    r"(?:gone|turned|going|turning)\s+(?:green|brown|black|off)|dirtied)\b")
 _DRAIN_WORDS = frozenset({"sink", "drain", "basin", "washbasin", "toilet", "gully", "plughole"})
+
+
+def _things_at(view: SceneView, place: str) -> dict[str, str]:
+    """The things on or in ``place`` now, each with its relation ("on" / "in"), people and robots
+    left out (sorted: the initial state is a set, and a goal's text must not depend on its order)."""
+    return {a.args[0]: a.predicate for a in sorted(view.init, key=lambda a: a.args)
+            if a.predicate in ("on", "in") and len(a.args) == 2 and a.args[1] == place
+            and a.args[0] not in view.humans and a.args[0] not in view.robots}
 
 
 def _of_kind(noun: str, things: Sequence[str], view: SceneView) -> list[str]:
