@@ -35,12 +35,9 @@ from groundplan.pddl.semantics import check_semantics  # noqa: E402
 from groundplan.planners import get_planner  # noqa: E402
 from groundplan.sim.pipeline import build, plan_and_check  # noqa: E402
 
-BLIND = ("heldout-g", "heldout-g-oracle", "heldout-h", "heldout-h-oracle", "heldout-i", "heldout-i-oracle",
-         "heldout-j", "heldout-j-oracle", "heldout-k", "heldout-k-oracle",
-         "heldout-l", "heldout-l-oracle", "heldout-m", "heldout-m-oracle", "heldout-n", "heldout-n-oracle",
-         "heldout-o", "heldout-o-oracle", "heldout-p", "heldout-p-oracle", "heldout-q", "heldout-q-oracle",
-         "heldout-r", "heldout-r-oracle", "heldout-s", "heldout-s-oracle", "heldout-t",
-         "heldout-t-oracle", "heldout-u", "heldout-u-oracle", "heldout-v", "heldout-v-oracle", "heldout-w", "heldout-w-oracle", "heldout-x", "heldout-x-oracle", "heldout-y", "heldout-y-oracle", "heldout-z", "heldout-z-oracle")
+#: sets written for the next round and not yet measured blind: the script refuses them. Empty
+#: since round 23 measured y and z; every set a-z is seen (their misses were read for rules).
+BLIND: tuple[str, ...] = ()
 
 
 def candidate_outcomes(task, searcher, planner, timeout: float) -> list[bool | None]:
