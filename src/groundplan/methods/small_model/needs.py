@@ -159,6 +159,15 @@ _WANT = re.compile(r"\b(?:like|want|need|have|use|fancy|crave|craving|get|give|b
                    r"(?:me\s+)?(?:(?:the|a|an|some|my|your|that|this|one|of|those|these|any|more|couple|pair|few|two|"
                    r"three|both|all|several)\s+){0,4}$")
 
+#: (round 24) a determiner, then one or two words that describe the thing wanted: "need a spare
+#: ", "like a nice clean ", "could use a fresh "; not a clause's function words ("need to clean
+#: the "), nor a thing to be used ("I want to use my new keyboard": it goes on the desk)
+_WANT_MODIFIED = re.compile(
+    r"\b(?:like|want|need|could\s+use|fancy|crave|get|give|bring|hand|pass|fetch|grab|find)\s+(?:me\s+)?"
+    r"(?:(?:the|a|an|some|my|your|that|this|another|one|those|these|any|more)\s+){1,2}"
+    r"(?:(?!(?:of|to|for|with|on|in|at|from|and|or|but|so|if|because|when|while|by|into|onto|off|out|up|"
+    r"the|a|an|is|are|was|it|its|it's|that|this|please)\s)[a-z][a-z'-]*\s+){1,2}$")
+
 
 @lru_cache(maxsize=1)
 def _need_states() -> dict[str, tuple[tuple[str, str], ...]]:
@@ -333,12 +342,14 @@ def missing(text: str, start: int, end: int) -> bool:
     return bool(_MISSING_BEFORE.search(low[max(0, start - 40):start]) or _MISSING_AFTER.match(low[end:end + 60]))
 
 
-def wanted(text: str, start: int, questions: bool = False) -> bool:
+def wanted(text: str, start: int, questions: bool = False, modifiers: bool = False) -> bool:
     """The mention at ``start`` is what the person asks for ("I'd like an apple", "could use the
     remote"), not context ("these walnuts won't crack"); with ``questions`` (round 18), also what
-    they ask about ("have we got any of those energy bars left?")."""
+    they ask about ("have we got any of those energy bars left?"); with ``modifiers`` (round 24),
+    also after a word or two that describe it ("I need a spare tube", "I'd like a clean towel")."""
     before = text[max(0, start - 40):start].lower().replace("’", "'")
-    return bool(_WANT.search(before) or (questions and _ASKED_ABOUT.search(before)))
+    return bool(_WANT.search(before) or (questions and _ASKED_ABOUT.search(before))
+                or (modifiers and _WANT_MODIFIED.search(before)))
 
 
 __all__ = ["INFINITIVE", "disposal_said", "is_disposal_class", "is_need_statement", "need_states", "paraphrase_needs",

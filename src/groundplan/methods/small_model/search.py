@@ -591,6 +591,16 @@ class SearchOptions:
     #: "my hands are all sticky from this glue": the cloth or sponge handed over is wetted first
     #: (not for hands that are wet: "my hands are dripping" wants a dry towel)
     wet_wipe: bool = True
+    # round 24 (issue 21)
+    #: "I need a spare tube", "I'd like a clean towel": a thing named after a word or two that
+    #: describe it is still what a need asks for (``needs.wanted``), not context
+    want_modifiers: bool = True
+    #: "throw the rag away", "chuck it out", "get rid of the wrappers": a placement into a
+    #: disposal container gains ``w_disposal`` (the bin need not be called a trash can)
+    disposal_asked: bool = True
+    #: "the other petri dish, the one in the fridge", "a mug - the one by the sink": an appositive
+    #: "the one in/on/by ..." says which one, as "the mug that's by the sink" does (``which_one``)
+    which_appositive: bool = True
 
 
 @dataclass(frozen=True)
@@ -928,7 +938,7 @@ class GoalSearcher:
                 # (round 15) "shut whatever's been left open": each thing open now, of the kinds said
                 multi = self._open_ones(instruction, an, cands, view, lex)
             if multi is None and an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
-                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start, opts.have_any)
+                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start, opts.have_any, opts.want_modifiers)
                     for m in an.mentions if m.objects & an.group)) and not (
                     need and opts.cause_context and _caused(instruction, an) & an.group):
                 # (a need's group, unless the person does something to it: "I'd like to chop some
@@ -2044,8 +2054,15 @@ class GoalSearcher:
                 continue
             rest = low[m.end:]
             place: set[str] = set()
-            if (lm := _LOCATED_AFTER.match(rest)) and k + 1 < len(ms) and ms[k + 1].start <= m.end + lm.end() + 1:
+            lm = _LOCATED_AFTER.match(rest)
+            am = _APPOSITIVE_PLACE.match(rest) if lm is None and self.options.which_appositive else None
+            nxt = next((j for j in range(k + 1, len(ms)) if ms[j].start >= m.end + am.end() - 1), None) \
+                if am is not None else None  # (past "the one", which may be a mention itself)
+            if lm and k + 1 < len(ms) and ms[k + 1].start <= m.end + lm.end() + 1:
                 place = set(ms[k + 1].objects)
+                locators |= place
+            elif nxt is not None and ms[nxt].start <= m.end + am.end() + 1:
+                place = set(ms[nxt].objects)
                 locators |= place
             elif _NEAR_IT.match(rest) and (things := [j for j in range(k) if any(o in where for o in ms[j].objects)]):
                 # "it": the last thing said before that lies somewhere (not the place it lies on)
@@ -2259,7 +2276,7 @@ class GoalSearcher:
         out = np.zeros(len(cands))
         lacked = {o for m in an.mentions if not m.category and missing(text, m.start, m.end) for o in m.objects} \
             if an is not None and self.options.missing_asked else set()
-        context = {o for m in an.mentions if not m.category and not wanted(text, m.start, self.options.have_any)
+        context = {o for m in an.mentions if not m.category and not wanted(text, m.start, self.options.have_any, self.options.want_modifiers)
                    for o in m.objects} - lacked \
             if an is not None else set()
         if an is not None and self.options.cause_context:  # (round 14) "sticky after that fruit": the cause
@@ -2495,7 +2512,13 @@ class GoalSearcher:
         for (round 12): a robot does not bin a helmet it was asked to put on the bench."""
         out = np.zeros(len(cands))
         bins = {o for o, cls in view.objects.items() if is_disposal_class(cls)}
-        if not bins or disposal_said(instruction):
+        if not bins:
+            return out
+        if disposal_said(instruction):
+            if self.options.disposal_asked and _THROW_AWAY.search(instruction.lower().replace("’", "'")):
+                for i, c in enumerate(cands):  # (round 24) asked for in words, not by the bin's name
+                    if c.atom.predicate == "in" and len(c.atom.args) == 2 and c.atom.args[1] in bins:
+                        out[i] += self.options.w_disposal
             return out
         # (named by its own name or a synonym: "the cans" is no trash can)
         if an is not None:
@@ -2864,6 +2887,11 @@ _SMELL_OF = re.compile(r"\b(?:(?:reek|reeks|reeking|stink|stinks|stinking|smell|
                        r"(?:(?:the|that|this|those|these|some|old|stale|all|my|your|his|her|their|its|wet|burnt|"
                        r"rotten|rotting|mouldy|moldy)\s+){0,3}$")
 
+#: (round 24, ``disposal_asked``) throwing away asked for in so many words
+_THROW_AWAY = re.compile(r"\b(?:(?:throw|throws|chuck|toss)\s+(?:(?:it|them|this|that|these|those|the|my|your|all|"
+                         r"of|\w+)\s+){0,4}?(?:away|out)\b|throw\s+(?:away|out)|discard|dispose\s+of|get\s+rid\s+of|"
+                         r"bin\s+(?:it|them|this|that|these|those|the)\b)")
+
 
 def _caused(text: str, an: Analysis) -> set[str]:
     """What ``text``'s mentions name as the cause of a need, unless asked for."""
@@ -3158,6 +3186,10 @@ _POURED = re.compile(r"\b(?:pour|pouring|poured|fill|filled|tip|top\s+up|splash|
 _LOCATED_AFTER = re.compile(r"\s*(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+(?:still\s+|just\s+|now\s+)?(?:(?:sitting|lying|"
                             r"standing|left|resting|kept)\s+)?(?:on|in|inside|by|beside|next\s+to|near|under)|(?:sitting|lying|"
                             r"standing|resting)\s+(?:on|in|inside)|from|off|out\s+of)\s+(?:the|my|your|that|this|our)\s+")
+#: (round 24, ``which_appositive``) ", the one in the fridge", " - the ones that are on the shelf"
+_APPOSITIVE_PLACE = re.compile(r"\s*(?:,|;|-|\u2013|\u2014|\()\s*(?:the|that)\s+ones?\s+(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+)?"
+                               r"(?:(?:still\s+|just\s+)?(?:sitting|lying|standing|left|resting|kept)\s+)?"
+                               r"(?:on|in|inside|by|beside|next\s+to|near|under|from|off|out\s+of)\s+(?:the|my|your|that|this|our)\s+")
 _NEAR_IT = re.compile(r"\s*(?:(?:that's|which\s+is|sitting|standing|just)\s+)?(?:beside|next\s+to|by|near)\s+(?:it|them)\b")
 _OTHER_ONE = re.compile(r"\b(on\s+top\s+of|onto|on|into|inside|in|next\s+to|beside)\s+the\s+other\s+(?:one|\w+)\b")
 _SENTENCE = re.compile(r"[^.!?]+")

@@ -1,0 +1,64 @@
+"""goalsearch, issue 21 round 24 (found by trying a new scene as a user would, not from any
+held-out set): a thing named after a word that describes it is still what a need asks for ("I
+need a spare tube": ``want_modifiers``); "throw the rag away" puts it in a bin not called a trash
+can (``disposal_asked``); "the petri dish, the one that's in the fridge" says which one
+(``which_appositive``). Sentences written for these tests; scene tests/data/round24_bikeshop.yaml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from goalsearch_util import A, searcher
+
+from groundplan.methods.small_model.needs import wanted
+from groundplan.sim.pipeline import build
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(scope="module")
+def shop():
+    return build(str(DATA / "round24_bikeshop.yaml"), strict=False)
+
+
+def _first(encoder, scene, said, **opts):
+    return set(searcher(encoder, **opts).search(said, scene.domain, scene.problem).goals[0].atoms)
+
+
+@pytest.mark.parametrize("said", ["I need a spare tube", "I could use a new inner tube, this one has a puncture"])
+def test_a_described_thing_is_what_a_need_asks_for(encoder, shop, said):
+    tubes = {A("inhand", f"inner_tube{i}", "human0") for i in (0, 1)}
+    assert _first(encoder, shop, said) & tubes
+    assert not _first(encoder, shop, said, want_modifiers=False) & tubes
+
+
+@pytest.mark.parametrize("said,at,expected", [
+    ("I need a spare tube", "tube", True),
+    ("I'd like a nice clean mug", "mug", True),
+    ("I need to clean the mug", "mug", False),      # a clause's words, not a description
+    ("I want to use my new keyboard", "keyboard", False),  # a thing to be used, not handed over
+    ("I need the rag on the shelf", "shelf", False),
+])
+def test_wanted_with_modifiers(said, at, expected):
+    assert wanted(said, said.index(at), modifiers=True) is expected
+
+
+@pytest.mark.parametrize("said", ["Throw the rag away", "this rag is filthy, throw it away", "get rid of the energy gel"])
+def test_thrown_away_into_a_bin(encoder, shop, said):
+    thing = "energy_gel0" if "gel" in said else "rag0"
+    assert A("in", thing, "bin0") in _first(encoder, shop, said)
+    assert A("in", thing, "bin0") not in _first(encoder, shop, said, disposal_asked=False)
+
+
+def test_throw_me_is_no_disposal(encoder, shop):
+    assert _first(encoder, shop, "throw me the rag") == {A("inhand", "rag0", "human0")}
+
+
+def test_the_one_in_the_fridge_says_which(encoder, shop):
+    said = "Give me the petri dish, the one that's in the fridge, please."
+    assert _first(encoder, shop, said) == {A("inhand", "petri_dish1", "human0")}
+    s = searcher(encoder, which_appositive=False).search(said, shop.domain, shop.problem)
+    on, off = searcher(encoder).search(said, shop.domain, shop.problem), s
+    margin = lambda r: r.goals[0].score - next(g.score for g in r.goals if "petri_dish0" in g.text)
+    assert margin(on) > margin(off)
