@@ -62,3 +62,21 @@ def test_the_one_in_the_fridge_says_which(encoder, shop):
     on, off = searcher(encoder).search(said, shop.domain, shop.problem), s
     margin = lambda r: r.goals[0].score - next(g.score for g in r.goals if "petri_dish0" in g.text)
     assert margin(on) > margin(off)
+
+
+@pytest.mark.parametrize("said,extra,dest", [
+    ("Bring me both inner tubes and the pump.", "pump0", None),
+    ("Put the two inner tubes and the rag in the drawer.", "rag0", "drawer0"),
+])
+def test_a_thing_joined_to_a_group_gets_its_atom(encoder, shop, said, extra, dest):
+    atom = A("in", extra, dest) if dest else A("inhand", extra, "human0")
+    atoms = _first(encoder, shop, said)
+    tubes = {A("in", f"inner_tube{i}", dest) if dest else A("inhand", f"inner_tube{i}", "human0") for i in (0, 1)}
+    assert tubes | {atom} <= atoms
+    assert atom not in _first(encoder, shop, said, group_conjuncts=False)
+
+
+def test_a_gapped_clause_is_no_conjunct(encoder, shop):
+    """"... in the drawer and the rag in the bin": the rag does not go where the tubes go."""
+    atoms = _first(encoder, shop, "Put both inner tubes in the drawer and the rag in the bin.")
+    assert A("in", "rag0", "drawer0") not in atoms

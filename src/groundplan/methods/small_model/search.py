@@ -601,6 +601,9 @@ class SearchOptions:
     #: "the other petri dish, the one in the fridge", "a mug - the one by the sink": an appositive
     #: "the one in/on/by ..." says which one, as "the mug that's by the sink" does (``which_one``)
     which_appositive: bool = True
+    #: "bring me two roses and the ribbon", "put all the mugs and the teapot on the tray": a thing
+    #: joined to a group's noun phrase by "and" gets the group's atom too
+    group_conjuncts: bool = True
 
 
 @dataclass(frozen=True)
@@ -973,6 +976,8 @@ class GoalSearcher:
             if multi is not None and opts.all_but_one and multi.source in ("all", "count") and \
                     _ALL_BUT_ONE.search(instruction.lower().replace("’", "'")):
                 multi = self._but_one(multi, cands)
+            if multi is not None and opts.group_conjuncts and an is not None and multi.source in ("all", "count"):
+                multi = self._group_conjuncts(text, an, multi, cands, scores, lex)
             if multi is not None and multi.source == "clauses-one":
                 # (round 17) the clauses' one atom first; the structure stays "single"
                 goals.append(replace(multi, source="clauses"))
@@ -1063,6 +1068,32 @@ class GoalSearcher:
                             tuple((e.instruction, round(s, 3)) for e, s in near[:self.options.k_shots]), timings)
 
     # ------------------------------------------------------------------ structures
+
+    def _group_conjuncts(self, text: str, an: Analysis, multi: GoalCandidate, cands, scores,
+                         lex: Lexicon) -> GoalCandidate:
+        """(round 24, ``group_conjuncts``) "bring me two roses and the ribbon", "put both mugs and
+        the teapot on the tray": a thing joined to the group's noun phrase by "and" (nothing
+        between but a comma, "and" and determiners) gets the group's atom too."""
+        atoms = list(multi.atoms)
+        pats = {self._pattern(c) for c in cands if c.atom in atoms}
+        if len(pats) != 1:
+            return multi
+        pat = next(iter(pats))
+        have = {c.focus for c in cands if c.atom in atoms}
+        ms = [m for m in lex.mentions(text) if not m.category]
+        gms = [m for m in ms if m.objects & an.group]
+        for m in ms:
+            if m.objects & (an.group | an.excluded | an.kept) or not m.objects.isdisjoint(set(pat)):
+                continue
+            if not any((g.end <= m.start and _CONJUNCT_GAP.fullmatch(text[g.end:m.start]))
+                       or (m.end <= g.start and _CONJUNCT_GAP.fullmatch(text[m.end:g.start])) for g in gms):
+                continue
+            fit = [i for i, c in enumerate(cands) if c.focus in m.objects and self._pattern(c) == pat]
+            if fit and not m.objects & have:
+                i = max(fit, key=lambda j: scores[j])
+                atoms.append(cands[i].atom)
+                have.add(cands[i].focus)
+        return multi if len(atoms) == len(multi.atoms) else replace(multi, atoms=tuple(atoms))
 
     @staticmethod
     def _pattern(c: CandidateAtom) -> tuple:
@@ -3190,6 +3221,9 @@ _LOCATED_AFTER = re.compile(r"\s*(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+(?:s
 _APPOSITIVE_PLACE = re.compile(r"\s*(?:,|;|-|\u2013|\u2014|\()\s*(?:the|that)\s+ones?\s+(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+)?"
                                r"(?:(?:still\s+|just\s+)?(?:sitting|lying|standing|left|resting|kept)\s+)?"
                                r"(?:on|in|inside|by|beside|next\s+to|near|under|from|off|out\s+of)\s+(?:the|my|your|that|this|our)\s+")
+#: (round 24, ``group_conjuncts``) between two noun phrases joined by "and": "s and the ", ", "
+_CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:(?:and|plus|as\s+well\s+as|along\s+with)\s+)?(?:(?:the|a|an|my|your|some|that|this|"
+                           r"those|these|both|all|of|two|three)\s+)*", re.IGNORECASE)
 _NEAR_IT = re.compile(r"\s*(?:(?:that's|which\s+is|sitting|standing|just)\s+)?(?:beside|next\s+to|by|near)\s+(?:it|them)\b")
 _OTHER_ONE = re.compile(r"\b(on\s+top\s+of|onto|on|into|inside|in|next\s+to|beside)\s+the\s+other\s+(?:one|\w+)\b")
 _SENTENCE = re.compile(r"[^.!?]+")
