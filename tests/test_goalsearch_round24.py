@@ -80,3 +80,23 @@ def test_a_gapped_clause_is_no_conjunct(encoder, shop):
     """"... in the drawer and the rag in the bin": the rag does not go where the tubes go."""
     atoms = _first(encoder, shop, "Put both inner tubes in the drawer and the rag in the bin.")
     assert A("in", "rag0", "drawer0") not in atoms
+
+
+@pytest.mark.parametrize("said,expected", [
+    ("don't put the tubes in the drawer, put them on the workbench", "put the tubes on the workbench"),
+    ("The tubes shouldn't go in the drawer; put them on the workbench instead.", "put the tubes on the workbench."),
+    ("No, don't stick the mug in the bin, just put it on the counter.", "put the mug on the counter."),
+    ("don't put the tubes in the drawer", "don't put the tubes in the drawer"),        # nothing to correct
+    ("put the tubes on the workbench, not in the drawer", "put the tubes on the workbench, not in the drawer"),
+])
+def test_a_correction_is_read_as_the_placing_asked_for(said, expected):
+    from groundplan.methods.small_model.search import _corrected
+    assert _corrected(said) == expected
+
+
+def test_the_corrected_placing_moves_the_things_of_the_negated_one(encoder, shop):
+    said = "The inner tubes shouldn't go in the drawer; put them on the counter instead."
+    tubes = {A("on", f"inner_tube{i}", "counter0") for i in (0, 1)}
+    atoms = _first(encoder, shop, said)
+    assert tubes <= atoms and not any(a.predicate == "in" and a.args[1] == "drawer0" for a in atoms)
+    assert not tubes <= _first(encoder, shop, said, corrections=False)

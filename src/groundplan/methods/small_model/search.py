@@ -604,6 +604,10 @@ class SearchOptions:
     #: "bring me two roses and the ribbon", "put all the mugs and the teapot on the tray": a thing
     #: joined to a group's noun phrase by "and" gets the group's atom too
     group_conjuncts: bool = True
+    #: "don't put the roses in the fridge, put them in a vase", "the roses shouldn't go in the
+    #: fridge; put them in a vase instead": the things of the negated placing are the ones the
+    #: correction's pronoun moves, and only the placing said is asked for
+    corrections: bool = True
 
 
 @dataclass(frozen=True)
@@ -829,6 +833,8 @@ class GoalSearcher:
                 for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
         if opts.into_opened:  # (round 23) "open the kiln, pop the bowl inside": into the kiln
             instruction = _into_opened(instruction)
+        if opts.corrections:  # (round 24) "don't put the roses in the fridge, put them in the vase"
+            instruction = _corrected(instruction)
         if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
             instruction = _COUNTED_THINGS.sub("everything ", instruction)
         if opts.missing_asked:  # (round 20) "there's no fork up here": the fork, missing up here
@@ -2923,6 +2929,27 @@ _THROW_AWAY = re.compile(r"\b(?:(?:throw|throws|chuck|toss)\s+(?:(?:it|them|this
                          r"of|\w+)\s+){0,4}?(?:away|out)\b|throw\s+(?:away|out)|discard|dispose\s+of|get\s+rid\s+of|"
                          r"bin\s+(?:it|them|this|that|these|those|the)\b)")
 
+
+_PLACE_VERBS = r"(?:put|place|set|stand|store|keep|move|pop|stick|leave|hang|lay|chuck|throw|drop)"
+#: (round 24, ``corrections``) a placing said not to be done, then the one to do with a pronoun
+_CORRECTION = re.compile(
+    r"^\s*(?:(?:please|no|oh)\s*,?\s+)?(?:(?:don't|do\s+not|dont|never)\s+" + _PLACE_VERBS + r"\s+(?P<np1>.+?)"
+    r"|(?P<np2>(?:the|my|your|those|these|that|this)\s+.+?)\s+(?:shouldn't|should\s+not|mustn't|must\s+not|can't|"
+    r"cannot|don't|do\s+not|doesn't|does\s+not|won't)\s+(?:go|be\s+(?:put|kept|stored|left))"
+    r")\s+(?:in|into|on|onto|inside|under|by|next\s+to)\s+(?:the|a|an|my|your|that|this)\s+[^,;.!?-]+?"
+    r"\s*(?:[,;.!]|\s-|\s\u2013|\s\u2014)\s*(?:(?:but|instead|rather|please|just)\s*,?\s+)*"
+    r"(?P<verb>" + _PLACE_VERBS + r")\s+(?:them|it|those|these|they)\b(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def _corrected(instruction: str) -> str:
+    """"Don't put the roses in the fridge, put them in the vase" -> "put the roses in the vase"
+    (round 24, ``corrections``)."""
+    m = _CORRECTION.match(instruction.replace("’", "'"))
+    if m is None:
+        return instruction
+    rest = re.sub(r"\s*\binstead\b", "", m.group("rest"))
+    np_ = m.group("np1") or m.group("np2")
+    return f"{m.group('verb')} {np_[:1].lower()}{np_[1:]}{rest}"
 
 def _caused(text: str, an: Analysis) -> set[str]:
     """What ``text``'s mentions name as the cause of a need, unless asked for."""
