@@ -100,3 +100,24 @@ def test_the_corrected_placing_moves_the_things_of_the_negated_one(encoder, shop
     atoms = _first(encoder, shop, said)
     assert tubes <= atoms and not any(a.predicate == "in" and a.args[1] == "drawer0" for a in atoms)
     assert not tubes <= _first(encoder, shop, said, corrections=False)
+
+
+@pytest.mark.parametrize("said,expected", [
+    ("take everything off the workbench except the mug and put it on the counter",
+     "put everything from the workbench on the counter, except the mug"),
+    ("Clear everything off the workbench apart from the mug, and put it all in the drawer.",
+     "put everything from the workbench in the drawer, apart from the mug."),
+    ("take everything off the workbench and put it on the counter",   # nothing kept back: as said
+     "take everything off the workbench and put it on the counter"),
+])
+def test_taken_then_put_rewrite(said, expected):
+    from groundplan.methods.small_model.search import _taken_then_put
+    assert _taken_then_put(said) == expected
+
+
+def test_taken_off_with_one_kept_then_put_somewhere(encoder, shop):
+    said = "Take everything off the workbench except the mug and put it on the counter."
+    moved = {A("on", o, "counter0") for o in ("tire_lever0", "rag0", "petri_dish0")}
+    atoms = _first(encoder, shop, said)
+    assert moved <= atoms and A("on", "mug0", "counter0") not in atoms
+    assert not moved <= _first(encoder, shop, said, taken_then_put=False)

@@ -608,6 +608,9 @@ class SearchOptions:
     #: fridge; put them in a vase instead": the things of the negated placing are the ones the
     #: correction's pronoun moves, and only the placing said is asked for
     corrections: bool = True
+    #: "take everything off the desk except the laptop and put it on the bed": read as "put
+    #: everything from the desk on the bed except the laptop" (``moved_contents``)
+    taken_then_put: bool = True
 
 
 @dataclass(frozen=True)
@@ -835,6 +838,8 @@ class GoalSearcher:
             instruction = _into_opened(instruction)
         if opts.corrections:  # (round 24) "don't put the roses in the fridge, put them in the vase"
             instruction = _corrected(instruction)
+        if opts.taken_then_put:  # (round 24) "take everything off the desk but the laptop and put it on the bed"
+            instruction = _taken_then_put(instruction)
         if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
             instruction = _COUNTED_THINGS.sub("everything ", instruction)
         if opts.missing_asked:  # (round 20) "there's no fork up here": the fork, missing up here
@@ -2950,6 +2955,26 @@ def _corrected(instruction: str) -> str:
     rest = re.sub(r"\s*\binstead\b", "", m.group("rest"))
     np_ = m.group("np1") or m.group("np2")
     return f"{m.group('verb')} {np_[:1].lower()}{np_[1:]}{rest}"
+
+#: (round 24, ``taken_then_put``) things taken off a place, with some kept back, then put
+#: somewhere with a pronoun
+_TAKEN_THEN_PUT = re.compile(
+    r"^\s*(?:(?:please|can\s+you|could\s+you|would\s+you)\s+)?(?:take|clear|get|move|grab|remove|lift)\s+"
+    r"(?P<np>everything|all\s+the\s+[a-z]+|all\s+of\s+the\s+[a-z]+|all)\s+(?P<src>off|from|out\s+of|off\s+of)\s+"
+    r"(?P<place>(?:the|my|your|that|this)\s+[^,]+?)(?P<kept>\s*,?\s*(?:except(?:\s+for)?|apart\s+from|but\s+not|"
+    r"other\s+than|bar|besides|but)\s+[^,]+?)?\s*,?\s*(?:and\s+then|and|then)\s+(?:put|place|set|stack|move|pop|"
+    r"lay)\s+(?:it|them)(?:\s+all)?\s+(?P<prep>on|onto|in|into|on\s+to|in\s+to)\s+(?P<dest>(?:the|my|your|that|this)\s+"
+    r"[^,.;!?]+?)\s*(?P<end>[.!]?)\s*$", re.IGNORECASE)
+
+
+def _taken_then_put(instruction: str) -> str:
+    """"Take everything off the desk except the laptop and put it on the bed" -> "put everything
+    from the desk on the bed except the laptop" (round 24, ``taken_then_put``)."""
+    m = _TAKEN_THEN_PUT.match(instruction.replace("’", "'"))
+    if m is None or not m.group("kept"):
+        return instruction
+    kept = m.group("kept").strip().lstrip(",").strip()
+    return f"put {m.group('np')} from {m.group('place')} {m.group('prep')} {m.group('dest')}, {kept}{m.group('end')}"
 
 def _caused(text: str, an: Analysis) -> set[str]:
     """What ``text``'s mentions name as the cause of a need, unless asked for."""
