@@ -121,3 +121,18 @@ def test_taken_off_with_one_kept_then_put_somewhere(encoder, shop):
     atoms = _first(encoder, shop, said)
     assert moved <= atoms and A("on", "mug0", "counter0") not in atoms
     assert not moved <= _first(encoder, shop, said, taken_then_put=False)
+
+
+@pytest.mark.parametrize("said", ["Leave the mug, but put the rag and the tire lever in the drawer.",
+                                  "keep the mug, put everything else from the workbench in the drawer"])
+def test_a_thing_left_at_the_start_stays(encoder, shop, said):
+    atoms = _first(encoder, shop, said)
+    assert {A("in", "rag0", "drawer0"), A("in", "tire_lever0", "drawer0")} <= atoms
+    assert not any(a.args[0] == "mug0" and a != A("on", "mug0", "workbench0") for a in atoms)
+
+
+def test_leave_start_regex():
+    from groundplan.methods.small_model.mentions import _kept_at_end
+    assert [m.group(2) for m in _kept_at_end("leave the mug, but put the rag away", True)] == ["mug"]
+    assert _kept_at_end("Keep the door shut, please", True) == []      # a state, nothing kept
+    assert _kept_at_end("leave the mug, but put the rag away", False) == []

@@ -110,7 +110,9 @@ _KEPT_STATES = frozenset({"shut", "closed", "open", "cold", "cool", "warm", "hot
 #: round 23 (``bother_cue``): "don't bother with the glass, it's clean", "no need to worry about the plate"
 _NEG_CUE_BOTHER = re.compile(r"\b(?:do\s*n[o']?t|no\s+need\s+to|never)\s+(?:bother|worry)\s+(?:with|about)\b", re.IGNORECASE)
 #: round 23 (``leave_end``): "bring me my keys and wallet, but leave the jacket": "leave" as "keep"
-_LEAVE_END = re.compile(_KEEP_END.pattern.replace(r"\s+keep\s+", r"\s+(?:keep|leave)\s+"), re.IGNORECASE)
+#: (round 24) and at the start: "leave the mug, but put the rag in the drawer"
+_LEAVE_END = re.compile(r"(?:^\s*(?:please\s+)?|(?:\b(?:but|and|though|just)|,)\s+)(?:keep|leave)\s+"
+                        + _KEEP_END.pattern.split(r"\s+keep\s+", 1)[1], re.IGNORECASE)
 
 
 def _kept_at_end(text: str, leave: bool = False) -> list:
