@@ -41,7 +41,7 @@ import small_model_heldout as H  # noqa: E402
 
 OUT = H.ROOT / "benchmarks" / "results" / "small_model" / "need_lm"
 BLIND = ("heldout-g", "heldout-h", "heldout-i", "heldout-j", "heldout-k", "heldout-l", "heldout-m", "heldout-n",
-         "heldout-o", "heldout-p", "heldout-q", "heldout-r", "heldout-s", "heldout-t", "heldout-u", "heldout-v", "heldout-w", "heldout-x", "heldout-y", "heldout-z")
+         "heldout-o", "heldout-p", "heldout-q", "heldout-r", "heldout-s", "heldout-t", "heldout-u", "heldout-v", "heldout-w", "heldout-x", "heldout-y", "heldout-z", "heldout-aa")
 PROMPT = 'Someone says: "{}"\nTo help, the robot hands them the'
 NEUTRAL = 'Someone says: "Hello."\nTo help, the robot hands them the'
 WEIGHTS = (0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)

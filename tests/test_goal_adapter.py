@@ -50,7 +50,7 @@ def test_data_refuses_evaluation_sets(tmp_path, capsys):
 
     from small_model_adapter import cmd_data
 
-    for s in ("saycan", "plan-tool", "heldout-z"):
+    for s in ("saycan", "plan-tool", "heldout-aa"):
         assert cmd_data(argparse.Namespace(sets=f"heldout-b,{s}", out=tmp_path / "x.jsonl")) == 2
         assert s in capsys.readouterr().err
     assert cmd_data(argparse.Namespace(sets="heldout-b,heldout-zz", out=tmp_path / "x.jsonl")) == 2

@@ -150,7 +150,7 @@ HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout
                  "heldout_2026-11-27q.yaml", "heldout_2026-11-27r.yaml",
                  "heldout_2026-11-27s.yaml", "heldout_2026-11-28t.yaml",
                  "heldout_2026-11-28u.yaml", "heldout_2026-11-28v.yaml",
-                 "heldout_2026-11-28w.yaml", "heldout_2026-11-28x.yaml", "heldout_2026-11-28y.yaml", "heldout_2026-11-28z.yaml")
+                 "heldout_2026-11-28w.yaml", "heldout_2026-11-28x.yaml", "heldout_2026-11-28y.yaml", "heldout_2026-11-28z.yaml", "heldout_2026-11-28aa.yaml")
 
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
@@ -238,7 +238,8 @@ _LATER_SETS = [(2, "c", 90, False), (3, "d", 110, True), (4, "e", 110, True), (5
                (22, "w", 100, True),
                (23, "x", 100, True),
                (24, "y", 100, True),
-               (25, "z", 100, True)]
+               (25, "z", 100, True),
+               (26, "aa", 100, True)]
 #: sets that reuse AutoGPT+P scenes of earlier sets (with new instructions): all 20 were used by a to i
 _REUSES_AUTOGPTP_SCENES = {"j", "k", "l", "m", "n", "o", "p", "w"}  # (p: complex_kitchen_TV_snack, used by an earlier set;
 # w: salad, used by s, chosen by the session that briefed w's helper, which missed it)

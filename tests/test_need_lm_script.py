@@ -22,7 +22,7 @@ import small_model_need_lm as N  # noqa: E402
                                         ("heldout-n,heldout-f", "heldout-n"), ("heldout-o", "heldout-o"),
                                         ("heldout-p", "heldout-p"), ("heldout-q,heldout-f", "heldout-q"),
                                         ("heldout-r", "heldout-r"), ("heldout-s,heldout-f", "heldout-s"),
-                                        ("heldout-t", "heldout-t"), ("heldout-u,heldout-f", "heldout-u"), ("heldout-v", "heldout-v"), ("heldout-w", "heldout-w"), ("heldout-x", "heldout-x"), ("heldout-y", "heldout-y"), ("heldout-z", "heldout-z")])
+                                        ("heldout-t", "heldout-t"), ("heldout-u,heldout-f", "heldout-u"), ("heldout-v", "heldout-v"), ("heldout-w", "heldout-w"), ("heldout-x", "heldout-x"), ("heldout-y", "heldout-y"), ("heldout-z", "heldout-z"), ("heldout-aa", "heldout-aa")])
 def test_refuses_a_blind_set(sets, blind):
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "small_model_need_lm.py"), "dump",
                           "--sets", sets], capture_output=True, text=True, timeout=120)

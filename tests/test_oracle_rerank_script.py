@@ -23,8 +23,8 @@ def _script():
 @pytest.mark.parametrize("sets,blind", [("heldout-f,heldout-aa", "heldout-aa"), ("heldout-aa-oracle", "heldout-aa-oracle")])
 def test_refuses_a_blind_set(sets, blind, monkeypatch, capsys):
     """A set written for the next round and not yet measured goes in ``BLIND``; the script
-    refuses it with one line and exit 2 (every set a-z is seen since round 23, so the list
-    is empty in the repository and the test fills it)."""
+    refuses it with one line and exit 2 (the test sets the list, so that it holds whichever set
+    is blind at the time)."""
     mod = _script()
     monkeypatch.setattr(mod, "BLIND", ("heldout-aa", "heldout-aa-oracle"))
     monkeypatch.setattr(sys, "argv", ["small_model_oracle_rerank.py", "--sets", sets])
