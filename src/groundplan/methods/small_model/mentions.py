@@ -98,8 +98,8 @@ _LEAVE = re.compile(r"\b(?:leave|keep)\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s
                     r"where\s+they\s+are|there|be|untouched|on|in|out)\b", re.IGNORECASE)
 #: round 21: "chuck the tomato in the bin, but keep the chopping board": a thing kept, with
 #: nothing after it in its clause (not "keep the door shut", "keep the milk cold")
-_KEEP_END = re.compile(r"(?:\b(?:but|and|though|just)|,)\s+keep\s+((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s*"
-                       r"(?=[,.;!?]|$)", re.IGNORECASE)
+_KEPT_THING = r"((?:the|my|your|a|an)\s+)?([a-z_ ]+?)\s*(?=[,.;!?]|$)"
+_KEEP_END = re.compile(r"(?:\b(?:but|and|though|just)|,)\s+keep\s+" + _KEPT_THING, re.IGNORECASE)
 #: words that make "keep the X ..." a state or a place, not a thing kept: "keep the door shut"
 _KEPT_STATES = frozenset({"shut", "closed", "open", "cold", "cool", "warm", "hot", "clean", "dry", "safe", "tidy",
                           "full", "empty", "on", "off", "out", "in", "going", "running", "away", "handy", "nearby",
@@ -111,8 +111,8 @@ _KEPT_STATES = frozenset({"shut", "closed", "open", "cold", "cool", "warm", "hot
 _NEG_CUE_BOTHER = re.compile(r"\b(?:do\s*n[o']?t|no\s+need\s+to|never)\s+(?:bother|worry)\s+(?:with|about)\b", re.IGNORECASE)
 #: round 23 (``leave_end``): "bring me my keys and wallet, but leave the jacket": "leave" as "keep"
 #: (round 24) and at the start: "leave the mug, but put the rag in the drawer"
-_LEAVE_END = re.compile(r"(?:^\s*(?:please\s+)?|(?:\b(?:but|and|though|just)|,)\s+)(?:keep|leave)\s+"
-                        + _KEEP_END.pattern.split(r"\s+keep\s+", 1)[1], re.IGNORECASE)
+_LEAVE_END = re.compile(r"(?:^\s*(?:please\s+)?|(?:\b(?:but|and|though|just)|,)\s+)(?:keep|leave)\s+" + _KEPT_THING,
+                        re.IGNORECASE)
 
 
 def _kept_at_end(text: str, leave: bool = False) -> list:

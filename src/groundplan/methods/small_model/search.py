@@ -1086,11 +1086,12 @@ class GoalSearcher:
         the teapot on the tray": a thing joined to the group's noun phrase by "and" (nothing
         between but a comma, "and" and determiners) gets the group's atom too."""
         atoms = list(multi.atoms)
-        pats = {self._pattern(c) for c in cands if c.atom in atoms}
+        chosen = set(atoms)
+        pats = {self._pattern(c) for c in cands if c.atom in chosen}
         if len(pats) != 1:
             return multi
         pat = next(iter(pats))
-        have = {c.focus for c in cands if c.atom in atoms}
+        have = {c.focus for c in cands if c.atom in chosen}
         ms = [m for m in lex.mentions(text) if not m.category]
         gms = [m for m in ms if m.objects & an.group]
         for m in ms:
@@ -2930,12 +2931,12 @@ _SMELL_OF = re.compile(r"\b(?:(?:reek|reeks|reeking|stink|stinks|stinking|smell|
                        r"rotten|rotting|mouldy|moldy)\s+){0,3}$")
 
 #: (round 24, ``disposal_asked``) throwing away asked for in so many words
-_THROW_AWAY = re.compile(r"\b(?:(?:throw|throws|chuck|toss)\s+(?:(?:it|them|this|that|these|those|the|my|your|all|"
-                         r"of|\w+)\s+){0,4}?(?:away|out)\b|throw\s+(?:away|out)|discard|dispose\s+of|get\s+rid\s+of|"
-                         r"bin\s+(?:it|them|this|that|these|those|the)\b)")
+_THROW_AWAY = re.compile(r"\b(?:(?:throw|throws|chuck|toss)\s+(?:\w+\s+){0,4}?(?:away|out)\b|discard|dispose\s+of|"
+                         r"get\s+rid\s+of|bin\s+(?:it|them|this|that|these|those|the)\b)")
 
 
-_PLACE_VERBS = r"(?:put|place|set|stand|store|keep|move|pop|stick|leave|hang|lay|chuck|throw|drop)"
+#: (round 24) the verbs of placing a thing, for ``_CORRECTION`` and ``_TAKEN_THEN_PUT``
+_PLACE_VERBS = r"(?:put|place|set|stand|store|keep|move|pop|stick|leave|hang|lay|stack|chuck|throw|drop)"
 #: (round 24, ``corrections``) a placing said not to be done, then the one to do with a pronoun
 _CORRECTION = re.compile(
     r"^\s*(?:(?:please|no|oh)\s*,?\s+)?(?:(?:don't|do\s+not|dont|never)\s+" + _PLACE_VERBS + r"\s+(?P<np1>.+?)"
@@ -2956,14 +2957,14 @@ def _corrected(instruction: str) -> str:
     np_ = m.group("np1") or m.group("np2")
     return f"{m.group('verb')} {np_[:1].lower()}{np_[1:]}{rest}"
 
+
 #: (round 24, ``taken_then_put``) things taken off a place, with some kept back, then put
 #: somewhere with a pronoun
 _TAKEN_THEN_PUT = re.compile(
     r"^\s*(?:(?:please|can\s+you|could\s+you|would\s+you)\s+)?(?:take|clear|get|move|grab|remove|lift)\s+"
     r"(?P<np>everything|all\s+the\s+[a-z]+|all\s+of\s+the\s+[a-z]+|all)\s+(?P<src>off|from|out\s+of|off\s+of)\s+"
     r"(?P<place>(?:the|my|your|that|this)\s+[^,]+?)(?P<kept>\s*,?\s*(?:except(?:\s+for)?|apart\s+from|but\s+not|"
-    r"other\s+than|bar|besides|but)\s+[^,]+?)?\s*,?\s*(?:and\s+then|and|then)\s+(?:put|place|set|stack|move|pop|"
-    r"lay)\s+(?:it|them)(?:\s+all)?\s+(?P<prep>on|onto|in|into|on\s+to|in\s+to)\s+(?P<dest>(?:the|my|your|that|this)\s+"
+    r"other\s+than|bar|besides|but)\s+[^,]+?)?\s*,?\s*(?:and\s+then|and|then)\s+" + _PLACE_VERBS + r"\s+(?:it|them)(?:\s+all)?\s+(?P<prep>on|onto|in|into|on\s+to|in\s+to)\s+(?P<dest>(?:the|my|your|that|this)\s+"
     r"[^,.;!?]+?)\s*(?P<end>[.!]?)\s*$", re.IGNORECASE)
 
 
@@ -2975,6 +2976,7 @@ def _taken_then_put(instruction: str) -> str:
         return instruction
     kept = m.group("kept").strip().lstrip(",").strip()
     return f"put {m.group('np')} from {m.group('place')} {m.group('prep')} {m.group('dest')}, {kept}{m.group('end')}"
+
 
 def _caused(text: str, an: Analysis) -> set[str]:
     """What ``text``'s mentions name as the cause of a need, unless asked for."""
