@@ -12,7 +12,9 @@ first task of a scene pays for its candidate embeddings). Per task: success (the
 the chosen goal, executed, satisfies the gold goal; the gold goal is read only for that),
 wall time and CPU time of the whole episode (scene build, search, LM, planning, execution).
 The LLM disk cache is off, so every model call is really made. Results go to
-``--out`` (default benchmarks/results/small_model/), one JSON file per variant and set.
+``--out`` (default benchmarks/results/small_model/ablation/, not tracked), one JSON file per
+variant and set; the runs behind REPORT.md are packed in small_model/ablation.tar.xz, which
+``report`` reads too (``results_archive.py``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ import sys
 import time
 from pathlib import Path
 
+import results_archive  # a sibling script (benchmarks/ is sys.path[0] when run as a script)
+
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "benchmarks" / "results" / "small_model"
+OUT = ROOT / "benchmarks" / "results" / "small_model" / "ablation"
 
 #: name -> (description, method config, uses the LLM)
 VARIANTS: dict[str, tuple[str, dict, bool]] = {
@@ -153,8 +157,7 @@ def _summary(res: dict) -> dict:
 
 def report(out_dir: Path) -> str:
     runs = {}
-    for p in sorted(out_dir.glob("*.json")):
-        res = json.loads(p.read_text())
+    for res in results_archive.read_all_json(out_dir, "*@*.json").values():  # packed runs and new ones
         runs[(res["variant"], res["set"])] = res
     lines = []
     for set_name in ("saycan", "plan-tool"):

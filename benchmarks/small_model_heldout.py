@@ -7,6 +7,10 @@ per family: success, median and p95 wall time per instruction (model loaded, one
     .venv/bin/python benchmarks/small_model_heldout.py run no-lm --sets heldout
     .venv/bin/python benchmarks/small_model_heldout.py report > benchmarks/results/small_model/heldout.md
 
+Runs are written to ``--out`` (default benchmarks/results/small_model/heldout/, not tracked);
+the runs behind heldout.md are packed in benchmarks/results/small_model/heldout.tar.xz, which
+``report`` and ``--reuse`` read as well (``results_archive.py pack`` adds new runs to it).
+
 Variants are goalsearch configurations (see VARIANTS); ``--threads`` sets the embedded
 model's threads (default 1). The gold goal is read only to score the executed plan.
 The held-out set is never used for tuning: the example pool, the prompts and the generated
@@ -24,6 +28,8 @@ import time
 from pathlib import Path
 
 import yaml
+
+import results_archive  # a sibling script (benchmarks/ is sys.path[0] when run as a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"
@@ -508,7 +514,7 @@ def run_variant(name: str, set_name: str, out_dir: Path, threads: int, limit: in
     elif reuse:
         from groundplan.sim.pipeline import build
 
-        base = {r["task"]: r for r in json.loads((out_dir / f"{reuse}@{set_name}.json").read_text())["rows"]}
+        base = {r["task"]: r for r in results_archive.read_json(out_dir / f"{reuse}@{set_name}.json")["rows"]}
     rows = []
     for t in tasks:
         if t.id in base:
@@ -553,8 +559,7 @@ def _stats(rows: list[dict]) -> str:
 
 def report(out_dir: Path) -> str:
     runs = {}
-    for p in sorted(out_dir.glob("*@*.json")):
-        res = json.loads(p.read_text())
+    for res in results_archive.read_all_json(out_dir, "*@*.json").values():  # packed runs and new ones
         runs[(res["variant"], res["set"])] = res
     lines = []
     for set_name in ("heldout-aa", "heldout-aa-oracle", "heldout-z", "heldout-z-oracle", "heldout-y", "heldout-y-oracle", "heldout-x", "heldout-x-oracle", "heldout-w", "heldout-w-oracle", "heldout-v", "heldout-v-oracle", "heldout-u", "heldout-u-oracle", "heldout-t", "heldout-t-oracle", "heldout-s", "heldout-s-oracle", "heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
@@ -650,7 +655,7 @@ def main() -> int:
     if unknown:
         print(f"error: unknown set {unknown[0]!r} (sets: {', '.join(SET_NAMES)})", file=sys.stderr)
         return 2
-    missing = [s for s in sets if args.reuse and not (args.out / f"{args.reuse}@{s}.json").is_file()]
+    missing = [s for s in sets if args.reuse and not results_archive.exists(args.out / f"{args.reuse}@{s}.json")]
     if missing:  # refused before any run, not after an hour of them
         print(f"error: --reuse {args.reuse}: no run {args.reuse}@{missing[0]}.json in {args.out}", file=sys.stderr)
         return 2
