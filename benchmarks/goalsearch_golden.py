@@ -1,0 +1,316 @@
+"""goalsearch's behaviour frozen (issue 48): the first goal of every instruction of every
+committed evaluation set, with the commit and the code it came from, so that a rebuild of
+goalsearch is judged against it.
+
+    .venv/bin/python benchmarks/goalsearch_golden.py sets                 # the sets and their sizes
+    nice -n 10 .venv/bin/python benchmarks/goalsearch_golden.py freeze    # resumable; long (hours)
+    .venv/bin/python benchmarks/goalsearch_golden.py compare [--sets heldout-aa,saycan] [--limit N]
+    .venv/bin/python benchmarks/goalsearch_golden.py status               # rows frozen per set
+
+The sets: the held-out sets a to aa (``heldout`` ... ``heldout-aa``, benchmarks/data/
+heldout_goals/) and their oracle-map variants (``<set>-oracle``: the unseen-class scenes with
+their hand-written map), AutoGPT+P's SayCan set (``saycan``), its plan-tool sets
+(``plan-tool``) and the unseen-class suite (``unseen-classes``, benchmarks/data/
+unseen_classes, default map plus inference). Tasks are loaded by small_model_heldout.py and
+unseen_classes.py, not copied here.
+
+``freeze`` writes benchmarks/results/goalsearch_golden/golden.jsonl, one JSON line per
+instruction (set, task, instruction, goal: the goal goalsearch planned and executed, its
+first that was valid and solvable; success and verdict against the gold goal; status;
+seconds), and meta.json (the git commit, the last commit that changed
+methods/small_model, the SHA-256 of every methods/small_model/*.py, the options, the sets
+and their counts). It is append-only and resumable: rows already written are skipped; it
+refuses to resume with code whose hashes differ from meta.json (exit 2).
+
+``compare`` runs the current code (``--method``, ``--config``) on the frozen instructions and
+lists, per set, every instruction whose first goal changed, and the success before and after.
+It exits 0 whatever changed (2 on bad input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import small_model_heldout as H  # noqa: E402
+import unseen_classes as U  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "goalsearch_golden"
+GOLDEN = OUT / "golden.jsonl"
+META = OUT / "meta.json"
+CODE_DIR = ROOT / "src" / "groundplan" / "methods" / "small_model"
+UNSEEN = "unseen-classes"
+
+
+def golden_sets() -> list[str]:
+    """Every committed evaluation set, in freezing order: the small ones first, then the
+    held-out sets a to aa, then their oracle-map variants."""
+    heldout = list(H.HELDOUT_FILES)
+    return [UNSEEN, "saycan", "plan-tool", *heldout, *[f"{h}-oracle" for h in heldout]]
+
+
+def tasks_for(set_name: str) -> list:
+    """The tasks of one set (small_model_heldout.py's loaders; the unseen-class suite's items
+    as Tasks in its own skill set, default map plus inference)."""
+    if set_name == UNSEEN:
+        from groundplan.bench.task import Task
+
+        items, skillset = U.load_suite()
+        return [Task(i.id, "unseen-classes", i.instruction, str(i.scene), i.goal, skillset=skillset,
+                     subset=i.scene.stem, extras={"group": "unseen", "scene": i.scene.stem},
+                     source=f"instructions.yaml:{i.id}") for i in items]
+    return H.tasks_for(set_name)
+
+
+def parse_sets(text: str | None) -> list[str]:
+    """``--sets`` (comma-separated; default every set). Raises ValueError naming an unknown one."""
+    known = golden_sets()
+    if not text:
+        return known
+    sets = [s.strip() for s in text.split(",") if s.strip()]
+    for s in sets:
+        if s not in known:
+            close = difflib.get_close_matches(s, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else f" (sets: {', '.join(known)})"
+            raise ValueError(f"unknown set {s!r}{hint}")
+    return sets
+
+
+def code_hashes() -> dict[str, str]:
+    """SHA-256 of every methods/small_model/*.py: what identifies the frozen behaviour."""
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(CODE_DIR.glob("*.py"))}
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def code_identity() -> dict:
+    rel = str(CODE_DIR.relative_to(ROOT))
+    return {"commit": _git("rev-parse", "HEAD"),
+            "code_commit": _git("log", "-1", "--format=%H", "--", rel),
+            "code_dirty": bool(_git("status", "--porcelain", "--", rel)),
+            "sha256": code_hashes()}
+
+
+def read_rows(path: Path = GOLDEN) -> list[dict]:
+    """The rows of a golden file; a last line cut short by a killed run is ignored."""
+    if not path.is_file():
+        return []
+    rows = []
+    lines = path.read_text().split("\n")
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            if n < len(lines) - 1 or path.read_text().endswith("\n"):
+                raise ValueError(f"{path}:{n}: not a JSON line") from None
+    return rows
+
+
+class Runner:
+    """One goalsearch (or ``method``) with its planner and options, loaded once."""
+
+    def __init__(self, method: str = "goalsearch", config: dict | None = None, threads: int = 1):
+        from groundplan.methods import RunContext, get_method
+        from groundplan.planners import get_planner
+
+        self.method_name, self.config = method, dict(config or {})
+        self.method = get_method(method)
+        llm = None
+        if method == "goalsearch":
+            from groundplan.methods.small_model.search import SearchOptions
+
+            if bool(self.config.get("lm_scoring", SearchOptions().lm_scoring)):
+                from groundplan.llm import LLMConfig, build_llm
+
+                llm = build_llm(LLMConfig(cache=False, n_threads=threads))
+        self.ctx = RunContext(llm=llm, planner=get_planner("fast-downward"), config=self.config)
+
+    def run(self, set_name: str, task) -> dict:
+        from groundplan.core.verdict import verdict
+        from groundplan.errors import GroundplanError
+
+        t0 = time.perf_counter()
+        try:
+            ep = self.method.run(task, self.ctx)
+            goal, success, verdict_s, status = ep.goal, bool(ep.success), verdict(ep), ep.status
+        except GroundplanError as exc:  # an error is recorded, not a failure
+            goal, success, status = None, False, "error"
+            verdict_s = "error: " + " ".join(str(exc).split())
+        return {"set": set_name, "task": task.id, "instruction": task.instruction, "goal": goal,
+                "success": success, "verdict": verdict_s, "status": status, "gold": task.goal,
+                "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def _write_meta(meta: dict) -> None:
+    META.write_text(json.dumps(meta, indent=1) + "\n")
+
+
+def _tally(rows: list[dict], set_name: str) -> dict:
+    mine = [r for r in rows if r["set"] == set_name]
+    return {"done": len(mine), "success": sum(r["success"] for r in mine)}
+
+
+def freeze(sets: list[str], threads: int, limit: int | None = None) -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    ident = code_identity()
+    meta = json.loads(META.read_text()) if META.is_file() else {}
+    rows = read_rows()
+    if rows and meta.get("sha256") and meta["sha256"] != ident["sha256"]:
+        changed = sorted(k for k in set(meta["sha256"]) | set(ident["sha256"])
+                         if meta["sha256"].get(k) != ident["sha256"].get(k))
+        print(f"error: {META}: methods/small_model changed since the freeze began ({', '.join(changed)}); "
+              "compare instead, or move the golden file away to freeze anew", file=sys.stderr)
+        return 2
+    if GOLDEN.is_file() and not GOLDEN.read_text().endswith("\n") and GOLDEN.stat().st_size:
+        text = GOLDEN.read_text()  # a line cut short by a killed run
+        GOLDEN.write_text(text[: text.rfind("\n") + 1])
+    if not meta.get("sha256"):
+        meta = {"what": "goalsearch's first goal per instruction of every committed evaluation set (issue 48)",
+                **ident, "method": "goalsearch", "config": {}, "threads": threads,
+                "embedding_cache": os.environ.get("GROUNDPLAN_EMBEDDING_CACHE", "(default store)"),
+                "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "sets": {}}
+    meta.setdefault("sets", {})
+    done = {(r["set"], r["task"]) for r in rows}
+    runner = Runner(threads=threads)
+    with GOLDEN.open("a") as fh:
+        for s in sets:
+            tasks = tasks_for(s)
+            info = meta["sets"].setdefault(s, {})
+            info["tasks"] = len(tasks)
+            todo = [t for t in tasks if (s, t.id) not in done][: limit if limit else None]
+            for t in todo:
+                row = runner.run(s, t)
+                fh.write(json.dumps(row) + "\n")
+                fh.flush()
+                rows.append(row)
+                print(f"{s} {t.id} {'ok ' if row['success'] else 'BAD'} {row['seconds']:.2f}s -> {row['goal']}",
+                      flush=True)
+            info.update(_tally(rows, s))
+            info["complete"] = info["done"] == info["tasks"]
+            meta["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            _write_meta(meta)
+            print(f"== {s}: {info['done']}/{info['tasks']} frozen, {info['success']} successes", flush=True)
+    return 0
+
+
+def compare(sets: list[str], method: str, config: dict, threads: int, limit: int | None,
+            out: Path | None) -> int:
+    before = {}
+    for r in read_rows():
+        before[(r["set"], r["task"])] = r
+    runner = Runner(method, config, threads)
+    lines = ["# goalsearch golden comparison", "",
+             f"Golden: {GOLDEN.relative_to(ROOT)} (code {json.loads(META.read_text()).get('code_commit', '?')[:10]}); "
+             f"now: {method} {json.dumps(config)} at {_git('rev-parse', '--short', 'HEAD')}.", "",
+             "| set | frozen | compared | first goal changed | success before | success after |",
+             "|---|---|---|---|---|---|"]
+    details: list[str] = []
+    for s in sets:
+        tasks = [t for t in tasks_for(s) if (s, t.id) in before]
+        frozen = len(tasks)
+        tasks = tasks[:limit] if limit else tasks
+        changed, ok0, ok1 = [], 0, 0
+        for t in tasks:
+            b, a = before[(s, t.id)], runner.run(s, t)
+            ok0, ok1 = ok0 + b["success"], ok1 + a["success"]
+            if a["goal"] != b["goal"]:
+                changed.append((t, b, a))
+            print(f"{s} {t.id} {'same' if a['goal'] == b['goal'] else 'CHANGED'} -> {a['goal']}", file=sys.stderr,
+                  flush=True)
+        lines.append(f"| {s} | {frozen} | {len(tasks)} | {len(changed)} | {ok0} | {ok1} |")
+        if changed:
+            details += [f"## {s}", ""]
+            for t, b, a in changed:
+                mark = {(True, False): "lost", (False, True): "gained"}.get((b["success"], a["success"]), "same")
+                details.append(f"- {t.id} ({mark}) {t.instruction!r}: `{b['goal']}` -> `{a['goal']}` "
+                               f"({b['verdict']} -> {a['verdict']})")
+            details.append("")
+    text = "\n".join(lines + [""] + details)
+    print(text)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
+    return 0
+
+
+def status() -> int:
+    meta = json.loads(META.read_text()) if META.is_file() else {}
+    rows = read_rows()
+    print(f"commit {meta.get('commit', '?')}; code {meta.get('code_commit', '?')}; {len(rows)} rows")
+    for s in golden_sets():
+        n = len(tasks_for(s))
+        t = _tally(rows, s)
+        print(f"{s}: {t['done']}/{n} frozen, {t['success']} successes")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("sets", help="list the sets and their sizes")
+    sub.add_parser("status", help="rows frozen per set")
+    f = sub.add_parser("freeze", help="run goalsearch on every set into golden.jsonl (resumable)")
+    c = sub.add_parser("compare", help="run the current code; list the first goals that changed")
+    for p in (f, c):
+        p.add_argument("--sets", help="comma-separated (default: every set; see `sets`)")
+        p.add_argument("--threads", type=int, default=1, help="the embedded model's threads, if it is used")
+        p.add_argument("--limit", type=int, help="at most N instructions per set")
+    c.add_argument("--method", default="goalsearch", help="the method to compare (default goalsearch)")
+    c.add_argument("--config", default="{}", help="JSON options for the method")
+    c.add_argument("--out", type=Path, help="also write the comparison (markdown) to this file")
+    args = ap.parse_args(argv)
+    if args.cmd == "sets":
+        for s in golden_sets():
+            print(f"{s} {len(tasks_for(s))}")
+        return 0
+    if args.cmd == "status":
+        return status()
+    try:
+        sets = parse_sets(args.sets)
+    except ValueError as exc:
+        print(f"error: --sets: {exc}", file=sys.stderr)
+        return 2
+    if args.limit is not None and args.limit < 1:
+        print(f"error: --limit: {args.limit} is not a positive number", file=sys.stderr)
+        return 2
+    if args.cmd == "freeze":
+        return freeze(sets, args.threads, args.limit)
+    try:
+        config = json.loads(args.config)
+        if not isinstance(config, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        print(f"error: --config: {exc}", file=sys.stderr)
+        return 2
+    if not GOLDEN.is_file() or not META.is_file():
+        print(f"error: no golden file {GOLDEN.relative_to(ROOT)} (run `freeze` first)", file=sys.stderr)
+        return 2
+    try:
+        from groundplan.methods import get_method
+
+        get_method(args.method)
+    except Exception as exc:  # noqa: BLE001 - an unknown method name is bad input
+        print(f"error: --method: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    return compare(sets, args.method, config, args.threads, args.limit, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
