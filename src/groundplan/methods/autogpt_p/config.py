@@ -26,7 +26,8 @@ class AutoGPTPConfig:
     alternative: str = "affordance"
     #: "free": the LLM answers in text and the goal is extracted (the original); "constrained":
     #: a grammar of the scene's goals / tools / objects (small local models); "auto":
-    #: constrained for the embedded backend, free otherwise
+    #: constrained wherever the grammar reaches the decoder (``LLM.supports_grammar``: embedded,
+    #: llama.cpp and vLLM servers, transcripts recorded with grammars), free otherwise
     goal_mode: str = "auto"
     #: semantic conditions of Alg. 4: "original" (the six conditions the original's logs show,
     #: ``autogpt_p/data/semantic_conditions.yaml``) or "skillset" (the skill set's own)

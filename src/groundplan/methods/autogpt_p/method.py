@@ -28,7 +28,7 @@ from groundplan.llm.errors import LLMEndpointError, LLMError, ReplayMissError
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.autogpt_p.alternative import alternative_suggestion, naive_alternative
 from groundplan.methods.autogpt_p.config import AutoGPTPConfig
-from groundplan.methods.autogpt_p.dialogue import Dialogue, backend_context, backend_name
+from groundplan.methods.autogpt_p.dialogue import Dialogue, backend_context
 from groundplan.methods.autogpt_p.loop import FeedbackLoop, initial_memory
 from groundplan.methods.autogpt_p.memory import Memory, SimulatedUser
 from groundplan.methods.autogpt_p.plan_tool import original_conditions, planning_with_self_correction
@@ -87,8 +87,10 @@ class AutoGPTPBase(Method):
 
     def dialogue(self, ctx: RunContext, cfg: AutoGPTPConfig, meter: UsageMeter, rec: TraceRecorder) -> Dialogue:
         assert ctx.llm is not None
+        # "auto": constrained wherever the grammar reaches the decoder (embedded, llama.cpp / vLLM
+        # servers, a transcript recorded with grammars), so every route sends the same request
         constrained = cfg.goal_mode == "constrained" or (cfg.goal_mode == "auto"
-                                                          and backend_name(ctx.llm) == "embedded")
+                                                          and bool(getattr(ctx.llm, "supports_grammar", False)))
         context = cfg.context_tokens or backend_context(ctx.llm)
         return Dialogue(ctx.llm, meter, rec, constrained, context, cfg.max_tokens, ctx.seed)
 
