@@ -1,5 +1,14 @@
 """What every method is: ``Method.run(task, ctx) -> Episode``, and a registry by name.
 
+``Method.run`` is the method template, the same for every method: refusal (``supports``),
+the frozen configuration (``configure``), what the run context must hold (an LLM, a
+planner), the planning task (``build``), the recorder (trace and usage), then the method's
+ONE hook ``_run(task, ctx, cfg, rec, pt) -> Attempt`` (its paper's algorithm), then the
+shared steps: the goal check (``_check_goal``, the hook point for a safety check), planning
+a goal the hook returned, execution and scoring (``execute_and_score``), the ``Episode``
+(wall time, usage, trace, seed, model, prompt hash) and its verdict fields
+(``core.verdict.with_checks``). A method implements ``_run`` and never overrides ``run``.
+
 A method module registers itself with ``@register_method("name")``; ``get_method`` finds
 every module in ``groundplan.methods`` on first use, so adding a method is adding a module.
 The records a method works with (Task, RunContext, Episode, TraceRecorder, the shared
@@ -12,10 +21,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import pkgutil
-from abc import ABC, abstractmethod
+import time
+from abc import ABC
+from dataclasses import replace
 from importlib import resources
-from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Optional, Sequence
 
+from groundplan.core.attempt import Attempt, EpisodeRecorder
 from groundplan.core.config import config_from
 from groundplan.core.episode import (
     EMPTY_USAGE,
@@ -33,7 +45,22 @@ from groundplan.core.episode import (
     trace_listener,
 )
 from groundplan.core.task import Task
-from groundplan.errors import ConfigError
+from groundplan.core.verdict import with_checks
+from groundplan.errors import ConfigError, GroundplanError
+from groundplan.sim.pipeline import PlanOutcome, build, plan_and_check
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from groundplan.planners.base import Planner
+    from groundplan.skills.builder import PlanningTask
+
+#: how a planner's outcome ends an episode that has no plan
+PLANNER_STATUS = {
+    "unsolvable": EpisodeStatus.UNSOLVABLE,
+    "timeout": EpisodeStatus.TIMEOUT,
+    "invalid": EpisodeStatus.INVALID,
+    "error": EpisodeStatus.ERROR,
+}
+_PROMPT_HASHES: dict[str, str] = {}
 
 
 class MethodRefused(ConfigError):
@@ -42,12 +69,14 @@ class MethodRefused(ConfigError):
 
 class Method(ABC):
     """One published algorithm. Subclasses set ``name`` through ``@register_method`` and
-    implement ``run``. Instances are created once per worker and must not keep per-episode
-    state between calls."""
+    implement the hook ``_run`` (see :meth:`run`). Instances are created once per worker and
+    must not keep per-episode state between calls."""
 
     name: ClassVar[str] = ""
-    #: whether ``run`` needs ``ctx.llm``
+    #: whether the method needs ``ctx.llm`` (``needs_llm_for``: per configuration)
     needs_llm: ClassVar[bool] = True
+    #: whether the method needs ``ctx.planner``
+    needs_planner: ClassVar[bool] = False
     description: ClassVar[str] = ""
     #: package holding this method's prompt templates (default ``groundplan.prompts.<name>``)
     prompt_package: ClassVar[Optional[str]] = None
@@ -62,6 +91,11 @@ class Method(ABC):
     config_class: ClassVar[Optional[type]] = None
     #: this variant's defaults (an instance of ``config_class``; None: the class's own defaults)
     default_config: ClassVar[Any] = None
+    #: whether ``run`` builds the task's PlanningTask (scene + skill set -> domain + problem)
+    #: for the hook (its ``pt`` argument; else None); ``build`` says how
+    builds_task: ClassVar[bool] = False
+    #: trace event types of this method besides ``core.episode.EVENT_TYPES``
+    trace_types: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def configure(cls, config: Optional[Mapping[str, Any]]) -> Any:
@@ -98,9 +132,141 @@ class Method(ABC):
         return None if why is None else failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, why,
                                                        seed=ctx.seed)
 
-    @abstractmethod
+    def needs_llm_for(self, cfg: Any) -> bool:
+        """Whether an episode with configuration ``cfg`` calls the LLM (default ``needs_llm``)."""
+        return self.needs_llm
+
+    # ------------------------------------------------------------------ the template
+
     def run(self, task: "Task", ctx: RunContext) -> Episode:
-        ...
+        """One episode, the same steps for every method (do not override; implement ``_run``):
+
+        1. refusal: ``supports`` (an ``unsupported`` episode);
+        2. ``configure``: the frozen configuration (a bad setting raises ``ConfigError``);
+        3. the run context: an LLM (``needs_llm_for``) and a planner (``needs_planner``), else
+           an ``error`` episode;
+        4. ``build``: the PlanningTask, when the method wants one (``builds_task``);
+        5. the recorder: trace and usage meter (``EpisodeRecorder``);
+        6. the hook ``_run(task, ctx, cfg, rec, pt) -> Attempt``: the paper's algorithm;
+        7. ``_check_goal`` on the hook's goal (the hook point for a safety check), planning a
+           goal the hook returned without a plan (``plan_goal``), ``_check_plan``, then
+           execution and scoring on the check goal (``execute_and_score``), unless the hook
+           judged the outcome itself;
+        8. the ``Episode``: wall time, usage, trace, seed, metrics ``model`` (the context's
+           LLM) and ``prompt_hash``; a ``GroundplanError`` anywhere in 4-7 is an ``error``
+           episode with the trace so far;
+        9. verdict fields (``checked``, ``own_goal_held``: ``core.verdict.with_checks``).
+        """
+        t0 = time.perf_counter()
+        refused = self.refused(task, ctx)
+        if refused is not None:
+            return refused
+        cfg = self.configure(ctx.config)
+        if self.needs_llm_for(cfg) and ctx.llm is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)",
+                                  seed=ctx.seed)
+        if self.needs_planner and ctx.planner is None:
+            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context",
+                                  seed=ctx.seed)
+        rec = EpisodeRecorder(extra_types=self.trace_types)
+        pt = None
+        try:
+            pt = self.build(task, cfg)
+            attempt = self._run(task, ctx, cfg, rec, pt)
+            ep = self._conclude(task, ctx, attempt, rec, pt)
+        except GroundplanError as exc:
+            ep = failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed)
+        metrics = dict(ep.metrics)
+        model = getattr(ctx.llm, "model", None) if ctx.llm is not None else None
+        if model:
+            metrics.setdefault("model", model)
+        metrics.setdefault("prompt_hash", self._prompt_hash())
+        ep = replace(ep, metrics=metrics, usage=rec.usage.summary(), wall_time=time.perf_counter() - t0,
+                     trace=rec.freeze(), seed=ctx.seed)
+        return with_checks(ep, task, pt)
+
+    def build(self, task: "Task", cfg: Any) -> Optional["PlanningTask"]:
+        """The hook's planning task: scene + skill set (+ the task's map) -> domain + problem,
+        when ``builds_task``; else None. Override to build it otherwise (another map)."""
+        if not self.builds_task:
+            return None
+        return build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
+
+    def _run(self, task: "Task", ctx: RunContext, cfg: Any, rec: EpisodeRecorder,
+             pt: Optional["PlanningTask"]) -> Attempt:
+        """The method's algorithm: ``cfg`` is its frozen configuration, ``rec`` the recorder
+        (``rec.event``, ``rec.llm_call``; ``usage=rec.usage`` on every LLM call), ``pt`` the
+        planning task (``builds_task``) or None. Returns the goal and/or plan, or the outcome it
+        judged itself (``Attempt``); raise a ``GroundplanError`` for an error episode."""
+        raise NotImplementedError(f"method '{self.name}' implements no _run hook")
+
+    # ------------------------------------------------------------------ checks (hook points)
+
+    def _check_goal(self, goal: str, pt: Optional["PlanningTask"]) -> Optional[str]:
+        """THE hook point for a check of a method's goal before it is planned or executed
+        (a safety check joins here): None lets it through, a reason (one line) ends the
+        episode as ``no_plan`` with that reason. ``run`` calls it on the hook's goal, and
+        ``plan_goal`` on every goal a method plans itself. Default: no check."""
+        return None
+
+    def _check_plan(self, plan: Sequence[str], pt: Optional["PlanningTask"]) -> Optional[str]:
+        """The hook point for a check of a plan's steps before the base executes them (as
+        ``_check_goal``). Methods that execute step by step themselves call it on each
+        step (``[step]``). Default: no check."""
+        return None
+
+    def plan_goal(self, goal: str, pt: "PlanningTask", ctx: RunContext, rec: Optional[EpisodeRecorder] = None, *,
+                  planner: Optional["Planner"] = None, typecheck: bool = False) -> PlanOutcome:
+        """Plan ``goal`` in ``pt`` with the run's planner (or ``planner``), after
+        ``_check_goal``; records a ``plan`` event. A refused goal is the outcome ``invalid``."""
+        why = self._check_goal(goal, pt)
+        if why is not None:
+            out = PlanOutcome("invalid", error=f"goal check: {why}")
+        else:
+            out = plan_and_check(pt, goal, planner or ctx.planner, typecheck=typecheck, timeout=ctx.planner_timeout)
+        if rec is not None:
+            rec.event("plan", status=out.status, steps=out.plan, cost=out.cost, seconds=round(out.seconds, 4),
+                      error=out.error)
+        return out
+
+    def _conclude(self, task: "Task", ctx: RunContext, a: Attempt, rec: EpisodeRecorder,
+                  pt: Optional["PlanningTask"]) -> Episode:
+        """The hook's ``Attempt`` as an episode: plan and execute what is left, score it."""
+        if a.final:
+            return Episode(task.id, self.name, str(a.status), a.success, goal=a.goal, plan=tuple(a.plan or ()),
+                           metrics=dict(a.metrics), error=a.error, seed=ctx.seed)
+        if pt is None:
+            raise GroundplanError(f"method '{self.name}': a plan to execute needs the planning task (builds_task)")
+        goal, plan = a.goal, a.plan
+        why = self._check_goal(goal, pt) if goal else None
+        if why is None and plan is not None:
+            why = self._check_plan(plan, pt)
+        if why is not None:
+            rec.event("check", against="method checks", success=False, reason=why)
+            return Episode(task.id, self.name, EpisodeStatus.NO_PLAN.value, False, goal=goal,
+                           metrics=dict(a.metrics), error=why, seed=ctx.seed)
+        if plan is None:
+            if not goal:
+                return Episode(task.id, self.name, EpisodeStatus.NO_PLAN.value, False, metrics=dict(a.metrics),
+                               error=a.error or "no goal", seed=ctx.seed)
+            out = self.plan_goal(goal, pt, ctx, rec)
+            if out.status != "solved":
+                status = PLANNER_STATUS.get(out.status, EpisodeStatus.ERROR)
+                return Episode(task.id, self.name, status.value, False, goal=goal, metrics=dict(a.metrics),
+                               error=out.error, seed=ctx.seed)
+            plan = out.plan
+        score = execute_and_score(pt, plan, task, rec, stop_on_failure=a.stop_on_failure, own_goal=goal)
+        ok = bool(score.success)
+        rec.event("result", **{"success": ok, "cost": score.cost, **a.result})
+        return Episode(task.id, self.name, (EpisodeStatus.SUCCESS if ok else EpisodeStatus.FAILURE).value, ok,
+                       goal=goal, plan=tuple(plan), metrics={**score.metrics(), **a.metrics},
+                       error=None if ok else (a.error or score.failure or "goal not reached"), seed=ctx.seed)
+
+    def _prompt_hash(self) -> str:
+        key = f"{type(self).__module__}.{type(self).__qualname__}"
+        if key not in _PROMPT_HASHES:
+            _PROMPT_HASHES[key] = self.prompt_hash()
+        return _PROMPT_HASHES[key]
 
     def prompt_hash(self) -> str:
         """sha256 (12 hex) over the method's prompt templates: results record it, so a run
@@ -185,5 +351,6 @@ __all__ = [
     "EpisodeStatus", "RETRYABLE", "EVENT_TYPES", "EMPTY_USAGE", "TraceRecorder", "trace_listener", "RunContext", "Episode",
     "failed_episode", "Method", "MethodRefused", "check_supported", "register_method", "get_method", "method_class",
     "available_methods",
-    "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter",
+    "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter", "Attempt", "EpisodeRecorder",
+    "PLANNER_STATUS",
 ]
