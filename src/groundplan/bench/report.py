@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.bench.metrics import aggregate
+from groundplan.bench.show import FAILURE_KINDS, essentials
 from groundplan.bench.store import EpisodeRow, ResultStore
-from groundplan.core.verdict import ERROR_STATUSES, verdict_text
+from groundplan.core.verdict import ERROR_STATUSES, verdict_kind, verdict_text
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,11 @@ def _fmt(v: Any, digits: int = 2) -> str:
     if isinstance(v, float):
         return f"{v:.{digits}f}"
     return str(v)
+
+
+def _code(text: str) -> str:
+    """A goal as inline markdown code (its parentheses, underscores and stars kept as they are)."""
+    return f"`{text.replace('`', chr(39))}`"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -222,12 +228,13 @@ def build_report(groups: Sequence[Group]) -> tuple[str, dict[str, Any]]:
                       [:240] for g, r in errors]
             parts.append("")
         failed = [(g, r) for g in dgroups for r in g.rows
-                  if not r.success and r.status != "invalid" and r.status not in ERROR_STATUSES]
+                  if r.status != "invalid" and verdict_kind(r.status, r.success, r.metrics) in FAILURE_KINDS]
         if failed:
+            # one line each: what was asked, what the method wrote, what was checked, the verdict
+            # (`groundplan bench show RUN TASK` prints the trace)
             parts.append(f"<details><summary>{len(failed)} unsuccessful episodes</summary>")
             parts.append("")
-            parts += [f"- {g.run_id} {r.task_id} (seed {r.seed}): {r.status}: {(r.error or '')[:200]}"
-                      for g, r in failed]
+            parts += [f"- {g.run_id} {r.task_id} (seed {r.seed}): {essentials(r, code=_code).replace('<', '&lt;')}" for g, r in failed]
             parts += ["", "</details>", ""]
     return "\n".join(parts), numbers
 

@@ -245,7 +245,7 @@ def episode_row(record: RunRecord, task: Task, ep: Episode) -> EpisodeRow:
     return EpisodeRow(record.run_id, task.id, ep.seed, record.method, task.dataset, _dataset_version(record, task),
                       task.subset, record.backend, record.model, record.prompt_hash, ep.status, ep.success, m,
                       u.calls, u.prompt_tokens, u.completion_tokens, ep.wall_time, ep.goal, tuple(ep.plan),
-                      ep.error, task.source, tuple(ep.trace))
+                      ep.error, task.source, tuple(ep.trace), instruction=task.instruction, gold_goal=task.goal)
 
 
 ResultCallback = Callable[[UnitResult, EpisodeRow], None]

@@ -5,7 +5,12 @@ own transaction the moment it arrives, so a killed run loses nothing it finished
 re-run skips what is there. A run's configuration (method, dataset and version, backend,
 model, prompt hash, planner ...) is recorded once; resuming a run with a different one is
 refused instead of mixing results. SQLite failures (database locked, disk full, read-only
-file) become one-line ``StoreError``s."""
+file) become one-line ``StoreError``s.
+
+Each episode keeps what ``groundplan bench show`` prints: the task's instruction and gold
+goal, the goal the method produced, its plan, verdict fields and trace. Files written before
+a column existed stay readable (the missing column reads as empty); the first episode
+written to such a file adds the column."""
 
 from __future__ import annotations
 
@@ -18,7 +23,8 @@ from typing import Any, Iterable, Iterator, Mapping, Optional
 
 from groundplan.errors import GroundplanError
 
-SCHEMA_VERSION = 1
+#: 2 added ``instruction`` and ``gold_goal`` to episodes (older files read them as empty)
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,10 +63,20 @@ CREATE TABLE IF NOT EXISTS episodes (
     source TEXT NOT NULL,
     trace TEXT NOT NULL,
     finished TEXT NOT NULL,
+    instruction TEXT,
+    gold_goal TEXT,
     UNIQUE (run_id, task_id, seed)
 );
 CREATE INDEX IF NOT EXISTS episodes_run ON episodes(run_id);
 """
+
+
+#: the episode columns every schema version has (``trace`` aside: read only when asked)
+BASE_COLUMNS = ("run_id", "task_id", "seed", "method", "dataset", "dataset_version", "subset", "backend", "model",
+                "prompt_hash", "status", "success", "metrics", "llm_calls", "prompt_tokens", "completion_tokens",
+                "wall_time", "goal", "plan", "error", "source", "finished")
+#: episode columns added after schema version 1, in order (all TEXT, NULL when unknown)
+ADDED_COLUMNS = ("instruction", "gold_goal")
 
 
 class StoreError(GroundplanError):
@@ -111,6 +127,10 @@ class EpisodeRow:
     source: str
     trace: tuple[Mapping[str, Any], ...] = ()
     finished: str = ""
+    #: the task's instruction and its gold (check) goal; "" / None in files written before
+    #: the store kept them
+    instruction: str = ""
+    gold_goal: Optional[str] = None
 
 
 def _now() -> str:
@@ -147,6 +167,7 @@ class ResultStore:
 
     def __init__(self, path: str | Path, *, timeout: float = 30.0, must_exist: bool = False):
         self.path = Path(path)
+        self._columns: Optional[set[str]] = None
         if must_exist and not self.path.is_file():
             raise StoreError(f"{self.path}: results file not found")
         try:
@@ -253,16 +274,36 @@ class ResultStore:
         rows = self._read("SELECT task_id, seed, status FROM episodes WHERE run_id = ?", (run_id,))
         return {(r["task_id"], int(r["seed"])) for r in rows if r["status"] not in redo}
 
+    def _episode_columns(self) -> set[str]:
+        if self._columns is None:
+            self._columns = {r["name"] for r in self._read("PRAGMA table_info(episodes)")}
+        return self._columns
+
+    def _add_missing_columns(self) -> None:
+        """Bring a file written by an older groundplan up to this schema before writing to it."""
+        missing = [c for c in ADDED_COLUMNS if c not in self._episode_columns()]
+        for col in missing:
+            try:
+                self.conn.execute(f"ALTER TABLE episodes ADD COLUMN {col} TEXT")
+            except sqlite3.Error as exc:
+                if "duplicate column" not in str(exc).lower():  # another writer added it first
+                    raise StoreError(f"{self.path}: {_explain(exc)}") from None
+        if missing:
+            self._columns = None
+            self._write("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
     def write_episode(self, row: EpisodeRow) -> None:
         """Insert (or replace a re-attempted) episode in its own transaction."""
+        self._add_missing_columns()
         cols = ("run_id", "task_id", "seed", "method", "dataset", "dataset_version", "subset", "backend", "model",
                 "prompt_hash", "status", "success", "metrics", "llm_calls", "prompt_tokens", "completion_tokens",
-                "wall_time", "goal", "plan", "error", "source", "trace", "finished")
+                "wall_time", "goal", "plan", "error", "source", "trace", "finished", "instruction", "gold_goal")
         vals = (row.run_id, row.task_id, int(row.seed), row.method, row.dataset, row.dataset_version, row.subset,
                 row.backend, row.model, row.prompt_hash, row.status, int(bool(row.success)),
                 json.dumps(row.metrics, sort_keys=True), int(row.llm_calls), int(row.prompt_tokens),
                 int(row.completion_tokens), float(row.wall_time), row.goal, json.dumps(list(row.plan)), row.error,
-                row.source, json.dumps(list(row.trace)), row.finished or _now())
+                row.source, json.dumps(list(row.trace)), row.finished or _now(), row.instruction or "",
+                row.gold_goal)
         updates = ", ".join(f"{c} = excluded.{c}" for c in cols[3:])
         self._write(f"INSERT INTO episodes ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
                     f"ON CONFLICT (run_id, task_id, seed) DO UPDATE SET {updates}", vals)
@@ -271,10 +312,10 @@ class ResultStore:
         ids = list(run_ids)
         if not ids:
             return iter(())
-        cols = "*" if with_trace else ", ".join(c for c in (
-            "run_id", "task_id", "seed", "method", "dataset", "dataset_version", "subset", "backend", "model",
-            "prompt_hash", "status", "success", "metrics", "llm_calls", "prompt_tokens", "completion_tokens",
-            "wall_time", "goal", "plan", "error", "source", "finished"))
+        have = self._episode_columns()
+        # a column an older file lacks reads as empty (NULL)
+        cols = ", ".join(c if c in have else f"NULL AS {c}" for c in (
+            *BASE_COLUMNS, *(("trace",) if with_trace else ()), *ADDED_COLUMNS))
         rows = self._read(f"SELECT {cols} FROM episodes WHERE run_id IN ({', '.join('?' * len(ids))}) "
                           "ORDER BY run_id, task_id, seed", ids)
         return (EpisodeRow(r["run_id"], r["task_id"], int(r["seed"]), r["method"], r["dataset"], r["dataset_version"],
@@ -282,7 +323,12 @@ class ResultStore:
                            json.loads(r["metrics"]), int(r["llm_calls"]), int(r["prompt_tokens"]),
                            int(r["completion_tokens"]), float(r["wall_time"]), r["goal"], tuple(json.loads(r["plan"])),
                            r["error"], r["source"], tuple(json.loads(r["trace"])) if with_trace else (),
-                           r["finished"]) for r in rows)
+                           r["finished"], r["instruction"] or "", r["gold_goal"] or None) for r in rows)
+
+    def task_ids(self, run_id: str) -> list[str]:
+        """The run's task ids, in order (each once, whatever the seeds)."""
+        return [r["task_id"] for r in self._read(
+            "SELECT DISTINCT task_id FROM episodes WHERE run_id = ? ORDER BY task_id", (run_id,))]
 
     def count(self, run_id: str) -> int:
         return int(self._read("SELECT COUNT(*) AS n FROM episodes WHERE run_id = ?", (run_id,))[0]["n"])

@@ -1,15 +1,18 @@
-"""`groundplan bench list | runs | run | report`. Errors print one line and exit 2."""
+"""`groundplan bench list | runs | run | report | show`. Errors print one line and exit 2."""
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.table import Table
 
-from groundplan.cli.console import HELP_MARKUP, fail_line, make_console
+from groundplan.cli.console import HELP_MARKUP, fail_line, make_console, styled
+from groundplan.cli.run_cmds import trace_line
 from groundplan.errors import GroundplanError
 
 bench_app = typer.Typer(rich_markup_mode=HELP_MARKUP, no_args_is_help=True,
@@ -222,11 +225,17 @@ def report_cmd(
 ):
     """Write markdown tables shaped like the papers' tables, and plots, for RUNS."""
     from groundplan.bench.report import write_report
+    from groundplan.bench.show import FAILURE_KINDS
     from groundplan.bench.store import ResultStore
+    from groundplan.core.verdict import Verdict, verdict_kind
 
+    FAILURE = Verdict.FAILURE  # failure and no plan, counted together
     try:
         with ResultStore(_db(db), must_exist=True) as store:
             rep = write_report(store, runs, out_dir, plots=plots)
+            tally = {rid: Counter(FAILURE if k in FAILURE_KINDS else k for k in
+                                  (verdict_kind(r.status, r.success, r.metrics) for r in store.episodes([rid])))
+                     for rid in store.match_runs(runs)}
     except GroundplanError as exc:
         _fail(_one_line(exc))
         return
@@ -234,6 +243,101 @@ def report_cmd(
         out.print(rep.markdown, highlight=False, markup=False)
     for f in rep.files:
         out.print(f"wrote {f}", highlight=False)
+    for rid, c in tally.items():
+        if c[FAILURE] or c[Verdict.ERROR]:
+            out.print(f"{rid}: {c[FAILURE]} failed, {c[Verdict.ERROR]} errors; `groundplan bench show {rid}` "
+                      f"prints them with their traces", highlight=False)
+
+
+# ----------------------------------------------------------------------------- show
+
+#: verdict kind -> style on a terminal (plain text in a pipe)
+_KIND_STYLE = {"success": "bold green", "goal holds (unverified)": "bold yellow", "failure": "bold red",
+               "no plan": "bold red", "error": "bold red"}
+
+
+def _field(name: str, value: object, style: str = "") -> object:
+    return styled((f"{name + ':':<13}", "bold"), (str(value), style) if style else str(value))
+
+
+def _print_episode(shown, *, full: bool) -> None:  # noqa: ANN001 - a bench.show.ShownEpisode
+    r = shown.row
+    where = f", {r.subset}" if r.subset else ""
+    out.print(styled((f"== {r.task_id}", "bold"), f" (seed {r.seed}{where})", (" ==", "bold")))
+    looked_up = " (from the dataset)" if shown.from_dataset else ""
+    out.print(_field("instruction", (r.instruction or "(not stored)") + looked_up))
+    out.print(_field("goal", shown.goal or "(none)"))
+    out.print(_field("gold goal", (r.gold_goal or "(none)") + (looked_up if r.gold_goal else "")))
+    out.print(_field("verdict", shown.verdict, _KIND_STYLE.get(shown.kind.value, "bold")))
+    if r.error and shown.kind.value != "error":
+        out.print(_field("why", " ".join(r.error.split())))
+    cost = r.metrics.get("cost")
+    out.print(_field("plan", f"{len(r.plan)} steps" + (f", cost {float(cost):g}" if cost is not None else "")
+                     + f"; LLM {r.llm_calls} calls, {r.prompt_tokens}+{r.completion_tokens} tokens; "
+                       f"{r.wall_time:.2f} s"))
+    if not any(e.get("type") == "step" for e in r.trace):  # the trace does not list the steps: list them
+        for step in r.plan:
+            out.print(f"  {step}")
+    out.print(styled(("trace", "bold"), f" ({len(r.trace)} events)" if r.trace else " (none stored)"))
+    for ev in r.trace:
+        line = trace_line(ev)
+        if line is None:
+            continue
+        out.print(styled((f"  {float(ev.get('t') or 0):7.2f}s ", "dim"), line))
+        if full and ev.get("type") == "llm_call":
+            for label, text in (("prompt", ev.get("prompt")), ("answer", ev.get("text"))):
+                if text:
+                    body = text if isinstance(text, str) else json.dumps(text, indent=1)
+                    out.print(f"           {label}:")
+                    for ln in body.splitlines():
+                        out.print(f"             {ln}")
+    out.print("")
+
+
+@bench_app.command("show")
+def show_cmd(
+    run: str = typer.Argument(..., help="run id as `groundplan bench runs` lists it (a glob naming one run works)"),
+    task: Optional[str] = typer.Argument(None, help="task id; without it: the run's failures (errors apart)"),
+    db: Optional[Path] = typer.Option(None, "--db", help=f"results file (default ${DB_ENV} or {DEFAULT_DB})"),
+    seed: Optional[int] = typer.Option(None, "--seed", help="only this seed"),
+    every: bool = typer.Option(False, "--all", help="every episode of the run, not only its failures"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="show at most N episodes"),
+    full: bool = typer.Option(False, "--full", help="LLM calls with their whole prompt and answer"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object (episodes with their whole trace)"),
+):
+    """Show one episode (RUN TASK) or a run's failures (RUN): instruction, goal produced,
+    gold goal, verdict and trace. Errors (the method could not run) are listed apart."""
+    from groundplan.bench import datasets  # noqa: F401 - registers the datasets older results files are filled from
+    from groundplan.bench.show import select_episodes
+    from groundplan.bench.store import ResultStore
+
+    try:
+        with ResultStore(_db(db), must_exist=True) as store:
+            sel = select_episodes(store, run, task, seed=seed, every=every, limit=limit)
+    except GroundplanError as exc:
+        _fail(_one_line(exc))
+        return
+    if as_json:
+        out.print(json.dumps(sel.to_json(), indent=1), highlight=False, markup=False, soft_wrap=True)
+        return
+    info = sel.run
+    c = sel.counts
+    out.print(f"run {info['run_id']}: {info['method']} on {info['dataset']}@{info['dataset_version']}, "
+              f"{info['backend']}{' ' + info['model'] if info['model'] else ''}; {sum(c.values())} episodes"
+              + ("" if task is None and seed is None else " shown") + ": "
+              + ", ".join(f"{n} {k}" for k, n in c.items() if n), highlight=False)
+    if task is None:
+        n = len(sel.episodes) + sel.more
+        what = ("episode" if every else "failure") + ("" if n == 1 else "s")
+        out.print(f"{n} {what}" + (f" ({len(sel.episodes)} shown; --limit)"
+                                                            if sel.more else "") + "\n", highlight=False)
+    for shown in sel.episodes:
+        _print_episode(shown, full=full)
+    if sel.errors:
+        out.print(styled((f"{len(sel.errors)} error{'' if len(sel.errors) == 1 else 's'}", "bold red"),
+                         " (the method could not run; not failures; `bench show RUN TASK` shows one):"))
+        for shown in sel.errors:
+            out.print(f"  {shown.row.task_id} (seed {shown.row.seed}): {shown.verdict}", highlight=False)
 
 
 __all__ = ["bench_app"]
