@@ -86,7 +86,7 @@ def test_chat_and_usage(model):
     c = model.chat("What is the capital of France? Answer with one word.", max_tokens=8, usage=meter)
     assert "paris" in c.text.lower()
     assert c.usage.prompt_tokens > 10 and 0 < c.usage.completion_tokens <= 8 and c.usage.source == "model"
-    assert meter.summary().model_calls == 1 and model.model == "SmolLM2-135M-Instruct.Q4_1"
+    assert meter.summary().model_calls == 1 and model.model == "smollm2-135m"
 
 
 def test_scoring_ranks_the_likely_continuation(model):
@@ -232,4 +232,4 @@ def test_cli_ask_with_embedded_model(tmp_path):
     r = CliRunner().invoke(app, ["llm", "ask", "Say hello.", "--max-tokens", "5", "--cache-dir", str(tmp_path),
                                  "--usage"])
     assert r.exit_code == 0, r.output
-    assert r.stdout.strip() and "embedded SmolLM2-135M-Instruct.Q4_1" in r.stderr
+    assert r.stdout.strip() and "embedded smollm2-135m" in r.stderr

@@ -102,7 +102,8 @@ def run_cmd(
     dataset: str = typer.Argument(..., help="dataset name (see `groundplan bench list`)"),
     method: str = typer.Option(..., "--method", "-m", help="method name"),
     llm: str = typer.Option("none", "--llm", "--backend", help="LLM backend: none, embedded, openai, replay, scripted"),
-    model: Optional[str] = typer.Option(None, "--model", help="model id (GGUF path for embedded, name for openai)"),
+    model: Optional[str] = typer.Option(None, "--model", help="embedded: a model name (groundplan llm models) or a GGUF "
+                                                           "file; openai: the endpoint's model name"),
     base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible base URL"),
     replay: List[Path] = typer.Option([], "--replay", help="transcript(s) for the replay backend"),
     script: List[str] = typer.Option([], "--script", help="answers for the scripted backend (tests)"),

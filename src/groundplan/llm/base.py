@@ -61,6 +61,14 @@ class LLM(ABC):
     def supports_scoring(self) -> bool:
         return False
 
+    @property
+    def supports_grammar(self) -> bool:
+        """Whether a GBNF grammar sent with ``constrained`` reaches the decoder (embedded,
+        llama.cpp and vLLM servers, a transcript recorded with grammars). Methods whose
+        goal mode is "auto" decode under their grammars exactly when this is true, so every
+        route to one model sends the same request."""
+        return False
+
     # ------------------------------------------------------------------ public API
 
     def chat(self, messages: MessagesLike, *, max_tokens: int = 256, temperature: float = 0.0,
@@ -187,6 +195,10 @@ class Wrapper(LLM):
     @property
     def supports_scoring(self) -> bool:
         return self.inner.supports_scoring
+
+    @property
+    def supports_grammar(self) -> bool:
+        return self.inner.supports_grammar
 
     def _complete(self, request: ChatRequest) -> Completion:
         return self.inner.complete(request)

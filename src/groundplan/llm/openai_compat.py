@@ -59,6 +59,8 @@ class ConstraintStyle(ABC):
     the server-specific sampling fields that give plain OpenAI semantics."""
 
     name: str = ""
+    #: whether the servers of this family decode under a GBNF grammar sent with the request
+    accepts_grammar: bool = True
     #: added to every chat request
     defaults: Mapping[str, Any] = MappingProxyType({})
 
@@ -96,6 +98,7 @@ class OpenAIStyle(ConstraintStyle):
     """OpenAI, Azure OpenAI, Ollama's OpenAI endpoint: JSON schemas only."""
 
     name = "openai"
+    accepts_grammar = False
 
     def apply(self, body: dict[str, Any], constraint: Constraint) -> None:
         if constraint.kind == "gbnf":
@@ -229,6 +232,12 @@ class OpenAICompatLLM(Backend):
     @property
     def supports_scoring(self) -> bool:
         return True  # if the server returns echo logprobs; LLMUnsupportedError otherwise
+
+    @property
+    def supports_grammar(self) -> bool:
+        """llama.cpp's and vLLM's servers take a grammar (``constraint_style``; ``auto``: every
+        host but OpenAI's and Azure's), so methods send the same constraint as embedded."""
+        return self.style.accepts_grammar
 
     def __repr__(self) -> str:
         return f"OpenAICompatLLM(base_url={_public_url(self.base_url)!r}, model={self._model!r})"

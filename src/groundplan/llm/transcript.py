@@ -7,8 +7,13 @@ A transcript line::
      "response": {...}, "usage": {...}, "time": "2025-01-01T12:00:00+00:00"}
 
 Replay matches on the request key (messages, parameters, constraint), not on the backend,
-so a run recorded with any backend replays exactly. When a request was recorded several
-times (sampling) the answers are given back in recorded order, then the last one repeats."""
+so a run recorded with any backend replays exactly. A replay backend "supports grammars"
+when its transcripts hold constrained requests, so a method in goal mode "auto" sends the
+constrained requests it sent when it was recorded. A request with no exact match falls back
+to the recorded request with the same messages, sampling and stop words whose constraint and
+token budget differ (a run recorded with grammars replayed in free mode, or the reverse).
+When a request was recorded several times (sampling) the answers are given back in recorded
+order, then the last one repeats."""
 
 from __future__ import annotations
 
@@ -18,11 +23,11 @@ import time
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, Iterator, Mapping, Optional
 
 from groundplan.llm.base import LLM, Backend, Wrapper
 from groundplan.llm.errors import LLMConfigError, LLMError, ReplayMissError
-from groundplan.llm.types import ChatRequest, Completion, Request, ScoreRequest, ScoreResult, canonical_json
+from groundplan.llm.types import ChatRequest, Completion, Request, ScoreRequest, ScoreResult, canonical_json, sha256
 
 TRANSCRIPT_VERSION = 1
 
@@ -78,6 +83,15 @@ class RecordingLLM(Wrapper):
         return result
 
 
+def loose_key(request: Mapping[str, Any]) -> Optional[str]:
+    """The key of a chat request (as a dict) without its constraint and token budget, the two
+    things a grammar changes; None for a score request."""
+    if request.get("type") == "score":
+        return None
+    params = {k: v for k, v in dict(request.get("params") or {}).items() if k != "max_tokens"}
+    return sha256(canonical_json({**request, "constraint": None, "params": params}))
+
+
 class ReplayLLM(Backend):
     """Answers from recorded transcripts. Never loads a model or opens a connection."""
 
@@ -91,12 +105,18 @@ class ReplayLLM(Backend):
             raise LLMConfigError("replay backend needs at least one transcript (--replay FILE)")
         self._answers: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._served: dict[str, int] = defaultdict(int)
+        self._loose: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._constrained = 0
         models: list[str] = []
         for p in self.paths:
             for rec in read_transcript(p):
                 if model is not None and rec.get("model") != model:
                     continue
                 self._answers[rec["key"]].append(rec)
+                loose = loose_key(rec["request"])
+                if loose is not None:
+                    self._loose[loose].append(rec)
+                self._constrained += bool(rec["request"].get("constraint"))
                 models.append(rec.get("model", "?"))
         self._model = model or (models[0] if models else "replay")
         self._lock = threading.Lock()
@@ -114,11 +134,21 @@ class ReplayLLM(Backend):
     def supports_scoring(self) -> bool:
         return True
 
+    @property
+    def supports_grammar(self) -> bool:
+        """As recorded: true when the transcripts hold constrained requests."""
+        return self._constrained > 0
+
     def _take(self, request: Request) -> dict[str, Any]:
         key = request.key()
         with self._lock:
             recs = self._answers.get(key)
             if not recs:
+                loose = loose_key(request.to_dict())
+                recs = self._loose.get(loose) if loose is not None else None
+                key = f"~{loose}"
+            if not recs:
+                key = request.key()
                 what = "score" if isinstance(request, ScoreRequest) else "chat"
                 raise ReplayMissError(f"no recorded answer for this {what} request (key {key[:12]}) in "
                                       f"{', '.join(str(p) for p in self.paths)}")
