@@ -22,24 +22,22 @@ from typing import Any, Mapping, Optional
 
 from groundplan.core.config import config_from
 from groundplan.core.task import Task
-from groundplan.errors import ConfigError, GoalError, GroundplanError, did_you_mean
+from groundplan.errors import ConfigError, GoalError, did_you_mean
 from groundplan.llm.minilm import shared_minilm
-from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import (
-    Episode,
+    Attempt,
+    EpisodeRecorder,
     EpisodeStatus,
     Method,
     RunContext,
     TraceRecorder,
-    execute_and_score,
-    failed_episode,
     register_method,
 )
 from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher, SearchOptions
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.semantics import check_semantics
 from groundplan.planners import with_primary_bound
-from groundplan.sim.pipeline import build, plan_and_check
+from groundplan.skills.builder import PlanningTask
 
 
 @dataclass(frozen=True)
@@ -87,6 +85,8 @@ def options_from(config: Mapping[str, Any]) -> SearchOptions:
 @register_method("goalsearch")
 class GoalSearch(Method):
     needs_llm = False
+    needs_planner = True
+    builds_task = True
     description = ("small-model planning: enumerated candidate goals scored by MiniLM embeddings, retrieved examples "
                    "and LM log-probabilities; decomposition; self-correction by planning (issue 10)")
     prompt_package = "groundplan.prompts.small_model"
@@ -133,65 +133,43 @@ class GoalSearch(Method):
                 s = self._searchers[key] = GoalSearcher(encoder, options=opts)
             return s
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder()
-        meter = UsageMeter()
-        if ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        try:
-            config = self.configure(ctx.config)
-            self_correction = config.self_correction
-            searcher = self.searcher(config)
-            pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
-            res = searcher.search(task.instruction, pt.domain, pt.problem,
-                                  llm=ctx.llm if searcher.options.lm_scoring else None, usage=meter)
-            rec.event("note", what="goal search", structure=res.structure, clauses=list(res.clauses),
-                      examples=[list(e) for e in res.examples], timings={k: round(v, 4) for k, v in res.timings.items()},
-                      candidates=[{"goal": g.text, "score": round(g.score, 4), "source": g.source,
-                                   "lm_logprob": None if g.lm_logprob is None else round(g.lm_logprob, 4)}
-                                  for g in res.goals])
-            goals = _with_adapter(config, res.goals, pt.problem, task.instruction, rec)
-            planner = with_primary_bound(ctx.planner, config.optimal_search_s)
-            tries = goals if self_correction else goals[:1]
-            out = None
-            goal_text: Optional[str] = None
-            last_error = "no candidate goal"
-            for g in tries:
-                goal_text = g.text
-                rec.event("goal", text=goal_text, source=g.source, score=round(g.score, 4))
-                try:
-                    f = parse_goal(goal_text)
-                    check_goal(f, pt.domain, pt.problem, typecheck=False)
-                    check_semantics(f, pt.domain, pt.problem, pt.skillset.semantic_conditions)
-                except GoalError as exc:
-                    last_error = str(exc)
-                    rec.event("feedback", kind="semantic", message=exc.feedback or str(exc))
-                    out = None
-                    continue
-                out = plan_and_check(pt, goal_text, planner, typecheck=False, timeout=ctx.planner_timeout)
-                rec.event("plan", status=out.status, steps=out.plan, cost=out.cost, seconds=round(out.seconds, 4),
-                          error=out.error)
-                if out.status == "solved":
-                    break
-                last_error = out.error or out.status
-                rec.event("feedback", kind="planner", message=last_error)
-            if out is None or out.status != "solved":
-                status = EpisodeStatus.UNSOLVABLE if out is not None and out.status == "unsolvable" \
-                    else EpisodeStatus.NO_PLAN
-                return Episode(task.id, self.name, status.value, False, goal=goal_text, error=last_error,
-                               usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                               seed=ctx.seed, metrics={"tool_calls": 1})
-            score = execute_and_score(pt, out.plan, task, rec, own_goal=goal_text)
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
-        ok = bool(score.success)
-        rec.event("result", success=ok, cost=score.cost)
-        return Episode(task.id, self.name, (EpisodeStatus.SUCCESS if ok else EpisodeStatus.FAILURE).value, ok,
-                       goal=goal_text, plan=out.plan, metrics={**score.metrics(), "tool_calls": 1},
-                       usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                       error=None if ok else (score.failure or "goal not reached"), seed=ctx.seed)
+    def _run(self, task: Task, ctx: RunContext, cfg: GoalSearchConfig, rec: EpisodeRecorder,
+             pt: Optional[PlanningTask]) -> Attempt:
+        assert pt is not None
+        searcher = self.searcher(cfg)
+        res = searcher.search(task.instruction, pt.domain, pt.problem,
+                              llm=ctx.llm if searcher.options.lm_scoring else None, usage=rec.usage)
+        rec.event("note", what="goal search", structure=res.structure, clauses=list(res.clauses),
+                  examples=[list(e) for e in res.examples], timings={k: round(v, 4) for k, v in res.timings.items()},
+                  candidates=[{"goal": g.text, "score": round(g.score, 4), "source": g.source,
+                               "lm_logprob": None if g.lm_logprob is None else round(g.lm_logprob, 4)}
+                              for g in res.goals])
+        goals = _with_adapter(cfg, res.goals, pt.problem, task.instruction, rec)
+        planner = with_primary_bound(ctx.planner, cfg.optimal_search_s)
+        # self-correction by planning: the next-ranked goal when one fails the checks or the planner
+        tries = goals if cfg.self_correction else goals[:1]
+        out = None
+        goal_text: Optional[str] = None
+        last_error = "no candidate goal"
+        for g in tries:
+            goal_text = g.text
+            rec.event("goal", text=goal_text, source=g.source, score=round(g.score, 4))
+            try:
+                f = parse_goal(goal_text)
+                check_goal(f, pt.domain, pt.problem, typecheck=False)
+                check_semantics(f, pt.domain, pt.problem, pt.skillset.semantic_conditions)
+            except GoalError as exc:
+                last_error = str(exc)
+                rec.event("feedback", kind="semantic", message=exc.feedback or str(exc))
+                out = None
+                continue
+            out = self.plan_goal(goal_text, pt, ctx, rec, planner=planner)
+            if out.status == "solved":
+                return Attempt.to_execute(out.plan, goal=goal_text, metrics={"tool_calls": 1})
+            last_error = out.error or out.status
+            rec.event("feedback", kind="planner", message=last_error)
+        status = EpisodeStatus.UNSOLVABLE if out is not None and out.status == "unsolvable" else EpisodeStatus.NO_PLAN
+        return Attempt.ended(status, last_error, goal=goal_text, metrics={"tool_calls": 1})
 
 
 def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instruction: str, rec: TraceRecorder) -> list:
