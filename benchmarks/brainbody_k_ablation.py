@@ -18,15 +18,13 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-from groundplan.bench.datasets import load_tasks  # noqa: E402
-from groundplan.bench.executors import make_executor  # noqa: E402
-from groundplan.bench.metrics import aggregate, episode_metrics  # noqa: E402
-from groundplan.bench.runner import RunSpec, run_benchmark  # noqa: E402
-from groundplan.bench.store import ResultStore  # noqa: E402
-from groundplan.llm import LLMConfig  # noqa: E402
-from groundplan.methods.base import Episode  # noqa: E402
+from groundplan.bench.datasets import load_tasks
+from groundplan.bench.executors import make_executor
+from groundplan.bench.metrics import aggregate, episode_metrics
+from groundplan.bench.runner import RunSpec, run_benchmark
+from groundplan.bench.store import ResultStore
+from groundplan.llm import LLMConfig
+from groundplan.methods.base import Episode
 
 
 def runs(llm: str, dataset: str, oracle: bool = False, method: str = "brainbody") -> list[tuple[int, str, dict, str]]:

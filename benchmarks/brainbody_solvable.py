@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-from groundplan.core.datasets.progprompt import progprompt_eval, split_graphs  # noqa: E402
-from groundplan.sim.virtualhome import VHWorld  # noqa: E402
-from groundplan.world.virtualhome import parse_script_line  # noqa: E402
+from groundplan.core.datasets.progprompt import progprompt_eval, split_graphs
+from groundplan.sim.virtualhome import VHWorld
+from groundplan.world.virtualhome import parse_script_line
 
 SPLITS = {"progprompt-env1": "env1", "progprompt-env2": "env2", "progprompt-test_unseen": "test_unseen"}
 

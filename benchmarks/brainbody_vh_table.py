@@ -20,13 +20,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
-
-from groundplan.bench.executors import make_executor  # noqa: E402
-from groundplan.bench.metrics import aggregate  # noqa: E402
-from groundplan.bench.runner import RunSpec, run_benchmark  # noqa: E402
-from groundplan.bench.store import ResultStore  # noqa: E402
-from groundplan.llm import LLMConfig  # noqa: E402
+from groundplan.bench.executors import make_executor
+from groundplan.bench.metrics import aggregate
+from groundplan.bench.runner import RunSpec, run_benchmark
+from groundplan.bench.store import ResultStore
+from groundplan.llm import LLMConfig
 
 DATASETS = ("progprompt-env1", "progprompt-env2", "progprompt-test_unseen")
 LABELS = {"brainbody": "BB-LLM (feedback, K=3)", "brainbody_nofb": "BB-LLM (no feedback)",

@@ -26,8 +26,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 OUT = Path(__file__).resolve().parent / "results" / "cross"
 COMMANDS = "commands.txt"
 EPISODES = OUT / "episodes.jsonl"

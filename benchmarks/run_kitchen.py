@@ -65,7 +65,6 @@ def main() -> None:
     ap.add_argument("--methods", default="", help="comma-separated (default: every registered method)")
     ap.add_argument("--threads", default="2", help="embedded model threads")
     args = ap.parse_args()
-    sys.path.insert(0, str(ROOT / "src"))
     from groundplan.api import refusal, user_task
     from groundplan.methods import available_methods
 

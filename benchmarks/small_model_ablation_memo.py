@@ -17,9 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import small_model_heldout as H  # noqa: E402
+import small_model_heldout as H
 
 
 def main() -> int:

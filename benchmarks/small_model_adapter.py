@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 #: never training text: the papers' evaluation sets and the held-out sets measured blind after round 19
 BLIND = ("saycan", "plan-tool", "heldout-aa", "heldout-aa-oracle")

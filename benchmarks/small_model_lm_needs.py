@@ -13,16 +13,12 @@ Result (2026-11-24, 2 cores): benchmarks/results/small_model/lm_needs.md.
 """
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from small_model_needs_calibration import NeedScorer, calibration_scenes
 
-from small_model_needs_calibration import NeedScorer, calibration_scenes  # noqa: E402
-
-from groundplan.llm import LLMConfig, build_llm  # noqa: E402
-from groundplan.llm.goal_search import score_continuations  # noqa: E402
+from groundplan.llm import LLMConfig, build_llm
+from groundplan.llm.goal_search import score_continuations
 
 PROMPTS = {
     "A": 'A person says: "{}"\nThe most helpful object to hand them is the',

@@ -34,10 +34,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import small_model_heldout as H  # noqa: E402
+import small_model_heldout as H
 
 OUT = H.ROOT / "benchmarks" / "results" / "small_model" / "need_lm"
 BLIND = ("heldout-g", "heldout-h", "heldout-i", "heldout-j", "heldout-k", "heldout-l", "heldout-m", "heldout-n",

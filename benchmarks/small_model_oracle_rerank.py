@@ -23,17 +23,16 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import results_archive
+import small_model_heldout as H
 
-import small_model_heldout as H  # noqa: E402
-
-from groundplan.errors import GoalError, GroundplanError  # noqa: E402
-from groundplan.methods import get_method  # noqa: E402
-from groundplan.methods.base import TraceRecorder, execute_and_score  # noqa: E402
-from groundplan.pddl.goal import check_goal, parse_goal  # noqa: E402
-from groundplan.pddl.semantics import check_semantics  # noqa: E402
-from groundplan.planners import get_planner  # noqa: E402
-from groundplan.sim.pipeline import build, plan_and_check  # noqa: E402
+from groundplan.errors import GoalError, GroundplanError
+from groundplan.methods import get_method
+from groundplan.methods.base import TraceRecorder, execute_and_score
+from groundplan.pddl.goal import check_goal, parse_goal
+from groundplan.pddl.semantics import check_semantics
+from groundplan.planners import get_planner
+from groundplan.sim.pipeline import build, plan_and_check
 
 #: sets written for the next round and not yet measured blind: the script refuses them (every
 #: set a-z is seen: their misses were read for rules)
@@ -81,7 +80,12 @@ def main() -> int:
         return 2
     only = None
     if args.failures_of:
-        only = {r["task"] for r in json.loads(Path(args.failures_of).read_text())["rows"] if not r["success"]}
+        try:  # a run on disk or packed in its folder's archive (small_model/heldout.tar.xz)
+            rows_of = results_archive.read_json(Path(args.failures_of))["rows"]
+        except FileNotFoundError as exc:
+            print(f"error: --failures-of: {exc}", file=sys.stderr)
+            return 2
+        only = {r["task"] for r in rows_of if not r["success"]}
     searcher = get_method("goalsearch").searcher(config)
     planner = get_planner("fast-downward")
     rows = []
