@@ -132,6 +132,21 @@ def test_report_lists_failures_with_their_essentials(db, tmp_path):
     assert essentials(_row("t9", "failure", False, instruction="")).startswith("failure; goal (on cup0 table0)")
 
 
+def test_the_goal_produced_is_the_method_s_not_the_gold_goal_it_stored(tmp_path):
+    """Methods that write no goal of their own (BrainBody) or keep theirs in the trace
+    (AutoGPT+P) store the gold goal as the episode's goal: neither shows it as produced."""
+    own = ({"type": "goal", "t": 0.1, "round": 1, "text": "(on cup0 counter0)"},)
+    with ResultStore(tmp_path / "g.sqlite") as st:
+        st.ensure_run(RunRecord(RUN, "goalsearch", "toy", "v1", "none", "", "h", {}))
+        st.write_episode(_row("a", "failure", False, goal="(on cup0 shelf0)", trace=own))
+        st.write_episode(_row("b", "failure", False, goal="(on cup0 shelf0)"))
+        shown = {e.row.task_id: e for e in select_episodes(st, RUN).episodes}
+        md = write_report(st, [RUN], tmp_path / "rep", plots=False).markdown
+    assert shown["a"].goal == "(on cup0 counter0)" and shown["b"].goal is None
+    assert "a (seed 0): failure; \"put the cup away (a)\"; goal `(on cup0 counter0)`; gold `(on cup0 shelf0)`" in md
+    assert "b (seed 0): failure; \"put the cup away (b)\"; goal (none); gold `(on cup0 shelf0)`" in md
+
+
 OLD_SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE runs (run_id TEXT PRIMARY KEY, created TEXT NOT NULL, method TEXT NOT NULL, dataset TEXT NOT NULL,

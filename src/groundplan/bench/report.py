@@ -195,6 +195,12 @@ def load_groups(store: ResultStore, patterns: Sequence[str]) -> list[Group]:
     for rid in run_ids:
         run = store.get_run(rid)
         rows = tuple(store.episodes([rid]))
+        # the report's failure lines name the goal the method wrote, which only the trace tells
+        # for methods that store the gold goal as the episode's goal: read the failures' traces
+        failed = {r.task_id for r in rows if verdict_kind(r.status, r.success, r.metrics) in FAILURE_KINDS}
+        if failed:
+            traced = {(r.task_id, r.seed): r for r in store.episodes([rid], with_trace=True, task_ids=failed)}
+            rows = tuple(traced.get((r.task_id, r.seed), r) for r in rows)
         groups.append(Group(rid, run.method if run else "?", run.backend if run else "?", run.model if run else "",
                             rows))
     return groups

@@ -81,12 +81,18 @@ class ShownEpisode:
 
     @property
     def goal(self) -> Optional[str]:
-        """The goal the method produced: the episode's goal, else the last goal in its trace."""
-        if self.row.goal:
-            return self.row.goal
+        """The goal the method produced: the last goal its trace records, else the episode's
+        goal unless that is only the gold goal (methods that write no goal, e.g. BrainBody,
+        store the gold goal there)."""
         goals = [e.get("text") or e.get("goal") for e in self.row.trace if e.get("type") == "goal"]
         goals = [g for g in goals if g]
-        return str(goals[-1]) if goals else None
+        if goals:
+            return str(goals[-1])
+        if self.row.goal and self.row.goal != self.row.gold_goal:
+            return self.row.goal
+        if self.row.goal and not self.row.trace and not self.row.gold_goal:
+            return self.row.goal  # no trace read (a report) and nothing to tell it from
+        return None
 
     def to_json(self) -> dict[str, Any]:
         r = self.row
@@ -152,10 +158,10 @@ def select_episodes(store: ResultStore, run: str, task: Optional[str] = None, *,
     info = next(r for r in store.runs() if r["run_id"] == run_id)
     if task is not None:
         task = resolve_task(store, run_id, task)
-    rows = [r for r in store.episodes([run_id], with_trace=True)
-            if (task is None or r.task_id == task) and (seed is None or r.seed == seed)]
+    rows = [r for r in store.episodes([run_id], task_ids=None if task is None else [task])
+            if seed is None or r.seed == seed]
     if task is not None and seed is not None and not rows:
-        seeds = sorted({r.seed for r in store.episodes([run_id]) if r.task_id == task})
+        seeds = sorted({r.seed for r in store.episodes([run_id], task_ids=[task])})
         raise ConfigError(f"run '{run_id}' has no episode of task '{task}' with seed {seed} "
                           f"(seeds: {', '.join(map(str, seeds))})")
     counts: dict[str, int] = {k.value: 0 for k in Verdict}
@@ -170,6 +176,11 @@ def select_episodes(store: ResultStore, run: str, task: Optional[str] = None, *,
     more = 0
     if limit is not None and len(picked) > limit:
         more, picked = len(picked) - limit, picked[:max(limit, 0)]
+    # traces only for the episodes shown (a run's other traces can be large)
+    wanted = {(r.task_id, r.seed) for r in (*picked, *errors)}
+    traced = {(r.task_id, r.seed): r for r in store.episodes([run_id], with_trace=True,
+                                                             task_ids={k[0] for k in wanted})}
+    picked, errors = ([traced.get((r.task_id, r.seed), r) for r in rs] for rs in (picked, errors))
     fill = fill_from_dataset if lookup else (lambda rs: [ShownEpisode(r) for r in rs])
     return Selection(info, task, tuple(fill(picked)), tuple(fill(errors)), counts, more)
 

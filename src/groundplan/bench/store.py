@@ -308,16 +308,22 @@ class ResultStore:
         self._write(f"INSERT INTO episodes ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
                     f"ON CONFLICT (run_id, task_id, seed) DO UPDATE SET {updates}", vals)
 
-    def episodes(self, run_ids: Iterable[str], *, with_trace: bool = False) -> Iterator[EpisodeRow]:
+    def episodes(self, run_ids: Iterable[str], *, with_trace: bool = False,
+                 task_ids: Optional[Iterable[str]] = None) -> Iterator[EpisodeRow]:
+        """The runs' episodes in (run, task, seed) order; ``task_ids``: only these tasks."""
         ids = list(run_ids)
-        if not ids:
+        tasks = None if task_ids is None else sorted(set(task_ids))
+        if not ids or tasks == []:
             return iter(())
         have = self._episode_columns()
         # a column an older file lacks reads as empty (NULL)
         cols = ", ".join(c if c in have else f"NULL AS {c}" for c in (
             *BASE_COLUMNS, *(("trace",) if with_trace else ()), *ADDED_COLUMNS))
-        rows = self._read(f"SELECT {cols} FROM episodes WHERE run_id IN ({', '.join('?' * len(ids))}) "
-                          "ORDER BY run_id, task_id, seed", ids)
+        where = f"run_id IN ({', '.join('?' * len(ids))})"
+        if tasks is not None:
+            where += f" AND task_id IN ({', '.join('?' * len(tasks))})"
+        rows = self._read(f"SELECT {cols} FROM episodes WHERE {where} ORDER BY run_id, task_id, seed",
+                          ids + (tasks or []))
         return (EpisodeRow(r["run_id"], r["task_id"], int(r["seed"]), r["method"], r["dataset"], r["dataset_version"],
                            r["subset"], r["backend"], r["model"], r["prompt_hash"], r["status"], bool(r["success"]),
                            json.loads(r["metrics"]), int(r["llm_calls"]), int(r["prompt_tokens"]),
