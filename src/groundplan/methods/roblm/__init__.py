@@ -21,15 +21,8 @@ from typing import Any, ClassVar, Literal
 from groundplan.core.datasets.alfred_sample import AlfredSample
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
-from groundplan.errors import ConfigError, GroundplanError
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    failed_episode,
-    register_method,
-)
+from groundplan.errors import ConfigError
+from groundplan.methods.base import Attempt, EpisodeRecorder, Method, RunContext, register_method
 from groundplan.methods.roblm.grounding import AlfredWorld, execute, goal_satisfied
 from groundplan.methods.roblm.lm import Sampling, generate, load_model
 from groundplan.methods.roblm.metrics import accuracy, subtask_success
@@ -65,6 +58,7 @@ class RobLMMethod(Method):
     needs_extras = ("alfred",)
     requirement = "RobLM's fine-tuned model plans ALFRED-style tasks (groundplan.bench.datasets.alfred)"
     needs_llm: ClassVar[bool] = False
+    trace_types: ClassVar[tuple[str, ...]] = ("action",)
     description: ClassVar[str] = "RobLM: fine-tuned small LM plans from goal + Graph2NL context; grounded and executed"
 
     def __init__(self) -> None:
@@ -75,39 +69,27 @@ class RobLMMethod(Method):
             self._models[source] = load_model(source)
         return self._models[source]
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        cfg: RobLMConfig = self.configure(ctx.config)
-        if "alfred" not in task.extras:
-            return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED,
-                                  "roblm runs on ALFRED-style tasks (extras['alfred'], see task_from_sample)")
-        try:
-            sample = AlfredSample.from_json(dict(task.extras["alfred"]), source=task.source)
-            scene = sample.scene()
-            kind = cfg.context
-            prompt = sample_text(sample.goal_text, context(kind, scene, sample.target))
-            lm = self.model(cfg.model)
-            sampling = Sampling(cfg.sampling, max_new_tokens=cfg.max_new_tokens, seed=ctx.seed)
-            t_gen = time.perf_counter()
-            output = generate(lm, [prompt], sampling, batch_size=1)[0]
-            gen_s = time.perf_counter() - t_gen
-            steps, problems = parse_plan(output)
-            gold, _ = parse_plan(sample.plan)
-            world = AlfredWorld(scene)
-            run = execute(world, steps)
-        except (GroundplanError, ConfigError) as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0)
+    def _run(self, task: Task, ctx: RunContext, cfg: RobLMConfig, rec: EpisodeRecorder, pt: None) -> Attempt:
+        sample = AlfredSample.from_json(dict(task.extras["alfred"]), source=task.source)
+        scene = sample.scene()
+        kind = cfg.context
+        prompt = sample_text(sample.goal_text, context(kind, scene, sample.target))
+        lm = self.model(cfg.model)
+        sampling = Sampling(cfg.sampling, max_new_tokens=cfg.max_new_tokens, seed=ctx.seed)
+        t_gen = time.perf_counter()
+        output = generate(lm, [prompt], sampling, batch_size=1)[0]
+        gen_s = time.perf_counter() - t_gen
+        rec.event("llm_call", purpose="plan", prompt=prompt, completion=output, seconds=gen_s)
+        steps, problems = parse_plan(output)
+        gold, _ = parse_plan(sample.plan)
+        world = AlfredWorld(scene)
+        run = execute(world, steps)
+        for o in run.outcomes:
+            rec.event("action", step=o.step.text(), ok=o.ok, grounded=o.grounded, reason=o.reason)
         success = goal_satisfied(sample.goal_pddl, run.facts, world.scene)
         acc = accuracy(steps, gold)
-        trace = ({"type": "llm_call", "purpose": "plan", "prompt": prompt, "completion": output, "seconds": gen_s},
-                 *({"type": "action", "step": o.step.text(), "ok": o.ok, "grounded": o.grounded, "reason": o.reason}
-                   for o in run.outcomes))
         metrics = {"action_accuracy": acc.actions, "argument_accuracy": acc.arguments, "full_plan_accuracy": acc.full,
                    "subtask": subtask_success(gold, run), "executed": run.executed, "planned": len(steps),
                    **step_metrics(run.executed, len(steps), success),
                    "parse_problems": problems, "context": kind, "generation_seconds": gen_s}
-        status = EpisodeStatus.SUCCESS if success else EpisodeStatus.FAILURE
-        return Episode(task.id, self.name, status.value, success, goal=task.goal,
-                       plan=tuple(s.text() for s in steps), metrics=metrics, wall_time=time.perf_counter() - t0,
-                       trace=trace, seed=ctx.seed)
+        return Attempt.executed(success, tuple(s.text() for s in steps), goal=task.goal, metrics=metrics)
