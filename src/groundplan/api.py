@@ -7,6 +7,7 @@ checked, executed plan, without a dataset (docs/python-api.md).
     print(plan(task, "and (inhand coke0 human0)").plan)
     ep = run("goalsearch", "bring me a coke", "examples/scenes/kitchen.yaml")
     print(verdict(ep), ep.plan)
+    ep = run("goalsearch", "bring me a coke", load_scene("examples/scenes/kitchen.yaml"))  # a Scene in memory
 
 Everything here is a thin layer over the packages below (world, knowledge, skills, sim, llm,
 methods): the same defaults as the command line (``groundplan plan`` / ``groundplan run``),
@@ -16,6 +17,8 @@ in particular the default object-affordance map, extended by any map given.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
@@ -110,17 +113,44 @@ def make_llm(backend: str = "embedded", *, model: Optional[str] = None, base_url
     return build_llm(cfg)
 
 
-def user_task(instruction: str, scene: PathLike, *, skills: str = "household", oam: Optional[PathLike] = None,
-              check: Optional[str] = None, task_id: str = "run") -> Task:
-    """The ``Task`` a method runs on for the user's own instruction and scene: no dataset;
-    ``check`` is the goal the final state must satisfy for the verdict "success" (without
-    it, the best verdict is "goal holds (unverified)"). Every location the scene does not
-    mark unexplored counts as explored (AutoGPT+P runs its tool loop with Explore)."""
-    sc = load_scene(scene, strict=False)
+#: where in-memory scenes are written for the methods, which read their scene from a file
+#: (removed when the interpreter exits)
+_SCENE_DIR: Optional[tempfile.TemporaryDirectory] = None
+
+
+def scene_file(scene: Union[PathLike, Scene]) -> str:
+    """A file holding ``scene``: the path itself, or, for an in-memory ``Scene`` (a perception
+    pipeline's), a groundplan YAML file written once per distinct scene to a temporary
+    directory of this process."""
+    global _SCENE_DIR
+    if not isinstance(scene, Scene):
+        return str(scene)
+    from groundplan.world import write_yaml_scene
+
+    text = write_yaml_scene(scene)
+    if _SCENE_DIR is None:
+        _SCENE_DIR = tempfile.TemporaryDirectory(prefix="groundplan-scenes-")
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in (scene.name or "scene"))[:60]
+    path = Path(_SCENE_DIR.name) / f"{safe}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.yaml"
+    if not path.exists():
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def user_task(instruction: str, scene: Union[PathLike, Scene], *, skills: str = "household",
+              oam: Optional[PathLike] = None, check: Optional[str] = None, task_id: str = "run") -> Task:
+    """The ``Task`` a method runs on for the user's own instruction and scene (a file or an
+    in-memory ``Scene``): no dataset; ``check`` is the goal the final state must satisfy for
+    the verdict "success" (without it, the best verdict is "goal holds (unverified)"). Every
+    location the scene does not mark unexplored counts as explored (AutoGPT+P runs its tool
+    loop with Explore)."""
+    path = scene_file(scene)
+    sc = scene if isinstance(scene, Scene) else load_scene(path, strict=False)
     explored = sorted(sc.explored) if sc.explored is not None else ["all"]
-    return Task(id=task_id, dataset="", instruction=instruction, scene_file=str(scene), goal=check or None,
+    source = f"<scene {sc.name}>" if isinstance(scene, Scene) else path
+    return Task(id=task_id, dataset="", instruction=instruction, scene_file=path, goal=check or None,
                 skillset=str(skills), oam_file=str(oam) if oam else None, extras={"explored": explored},
-                source=str(scene))
+                source=source)
 
 
 def refusal(method: str, task: Task) -> Optional[str]:
@@ -130,19 +160,24 @@ def refusal(method: str, task: Task) -> Optional[str]:
     return method_class(method).supports(task)
 
 
-def run(method: str, instruction: str, scene: PathLike, *, skills: str = "household",
+def run(method: str, instruction: str, scene: Union[PathLike, Scene], *, skills: str = "household",
         oam: Optional[PathLike] = None, check: Optional[str] = None, llm: Optional["LLM"] = None,
         planner: Optional["Planner"] = None, seed: int = 0, config: Optional[Mapping[str, Any]] = None,
-        on_event: Optional[Callable[[dict], None]] = None, task: Optional[Task] = None) -> "Episode":
-    """Run ``method``'s whole algorithm on ``instruction`` in ``scene`` and return the
-    ``Episode`` (status, goal, plan, metrics, usage, trace; ``verdict(episode)``).
-    ``llm``: the method's LLM (``make_llm``); None gives the embedded model to a method
-    that needs one. ``on_event(event)`` is called for each trace event as it happens.
-    Raises ``MethodRefused`` when the method cannot run on this task (its reason)."""
-    from groundplan.core.episode import RunContext, failed_episode, run_method, trace_listener
+        on_event: Optional[Callable[[dict], None]] = None, task: Optional[Task] = None,
+        oam_replace: bool = False, infer: Any = "default") -> "Episode":
+    """Run ``method``'s whole algorithm on ``instruction`` in ``scene`` (a file, or a
+    ``Scene`` built in memory, e.g. by a perception pipeline) and return the ``Episode``
+    (status, goal, plan, metrics, usage, trace; ``verdict(episode)``), settled: its
+    ``status``, ``success`` and ``error`` agree with the verdict (docs/formats.md "Episode
+    record"). ``llm``: the method's LLM (``make_llm``); None gives the embedded model to a
+    method that needs one. ``oam_replace`` / ``infer``: as in ``build_task``, for every
+    task the method builds. ``on_event(event)`` is called for each trace event as it
+    happens. Raises ``MethodRefused`` when the method cannot run on this task (its reason)."""
+    from groundplan.core.episode import RunContext, failed_episode, run_method, settle_episode, trace_listener
     from groundplan.errors import GroundplanError
     from groundplan.methods import method_class
     from groundplan.methods.base import MethodRefused
+    from groundplan.sim.pipeline import build_defaults
 
     t = task or user_task(instruction, scene, skills=skills, oam=oam, check=check)
     cls = method_class(method)
@@ -157,17 +192,21 @@ def run(method: str, instruction: str, scene: PathLike, *, skills: str = "househ
                      planner_timeout=None)
     t0 = time.perf_counter()
     try:
-        with trace_listener(on_event) if on_event is not None else contextlib.nullcontext():
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(build_defaults(infer=infer, oam_replace=oam_replace))
+            if on_event is not None:
+                stack.enter_context(trace_listener(on_event))
             try:
                 ep = run_method(cls(), t, ctx)
             except GroundplanError as exc:  # an error a method let through (e.g. the endpoint's)
                 ep = failed_episode(t, method, "error", str(exc), seed=seed, wall_time=time.perf_counter() - t0)
+            ep = with_checks(ep, t)
     finally:
         if own_llm and llm is not None:
             llm.close()
-    return with_checks(ep, t)
+    return settle_episode(ep)
 
 
 #: what ``from groundplan import *`` and the docs name
 __all__ = ["load_scene", "load_skillset", "load_oam", "default_oam", "build_task", "make_planner", "plan",
-           "make_llm", "user_task", "refusal", "run", "verdict", "Verdict", "DEFAULT_METHOD"]
+           "make_llm", "user_task", "scene_file", "refusal", "run", "verdict", "Verdict", "DEFAULT_METHOD"]

@@ -1,7 +1,7 @@
 """`groundplan run`: one method's whole algorithm on the user's own instruction and scene.
 
-    groundplan run --scene S [--skills K] [--oam F] [--method M] [--llm B --model ... --base-url ...]
-                   [--check GOAL] [--json] [--record F] "instruction"
+    groundplan run --scene S [--skills K] [--oam F [--oam-replace]] [--infer I] [--lenient] [--method M]
+                   [--llm B --model ... --base-url ...] [--check GOAL] [--json] [--record F] "instruction"
 
 In a terminal the trace is shown live (LLM calls with tokens and time, goals and
 corrections, tool calls, each executed action with the facts it added and removed,
@@ -11,7 +11,10 @@ episode (with its ``verdict``) instead. ``--record F`` writes the episode JSON t
 LLM exchanges to F's ``.llm.jsonl`` sibling (replayable: ``--llm replay --replay F.llm.jsonl``).
 
 Exit codes: 0 success or goal holds (unverified); 1 failure or no plan; 2 bad input or the
-method refused the task (one line: why); 3 error (an endpoint error, a crash).
+method refused the task (one line: why); 3 error (an endpoint error, a crash). With ``--json``
+(and ``--record``) a refusal and an error are episode records too (status ``unsupported`` /
+``error``); the record's ``status``, ``success`` and ``error`` follow the verdict
+(docs/formats.md "Episode record").
 """
 
 from __future__ import annotations
@@ -42,10 +45,6 @@ from groundplan.cli.llm_cmds import (
 from groundplan.errors import GroundplanError
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_ERROR = 0, 1, 2, 3
-
-#: verdict kind -> exit code
-_EXIT = {"success": EXIT_OK, "goal holds (unverified)": EXIT_OK, "failure": EXIT_FAILED, "no plan": EXIT_FAILED,
-         "error": EXIT_ERROR}
 _VERDICT_STYLE = {"success": "bold green", "goal holds (unverified)": "bold yellow", "failure": "bold red",
                   "no plan": "bold red", "error": "bold red"}
 
@@ -187,8 +186,9 @@ def _summary(out, ep, verdict_text: str, check: Optional[str]) -> None:
         out.print(f"  {step}")
     u = ep.usage
     out.print(f"LLM: {u.calls} calls, {u.prompt_tokens}+{u.completion_tokens} tokens; time {ep.wall_time:.1f} s")
-    if ep.error and kind in ("failure", "no plan"):
-        out.print(f"why: {_short(ep.error, 300)}")
+    why = ep.reason or ep.error
+    if why and kind in ("failure", "no plan"):
+        out.print(f"why: {_short(why, 300)}")
 
 
 def _settings(pairs: List[str]) -> dict[str, Any]:
@@ -209,6 +209,12 @@ def run_command(
     scene: Path = typer.Option(..., "--scene", help="scene file (.yaml groundplan or .txt AutoGPT+P)"),  # noqa: B008
     skills: str = typer.Option("household", "--skills", help="skill set name or YAML file"),
     oam: Optional[str] = typer.Option(None, "--oam", help="object-affordance map(s) extending the default map"),
+    oam_replace: bool = typer.Option(False, "--oam-replace", help="the --oam files replace the default map instead "
+                                                                  "of extending it"),
+    infer: str = typer.Option("default", "--infer", help="affordances for scene classes the map lacks: default "
+                                                         "(embedding), embedding, lexical, off (see groundplan oam "
+                                                         "infer)"),
+    lenient: bool = typer.Option(False, "--lenient", help="drop scene facts naming unknown objects (warn)"),
     method: str = typer.Option("goalsearch", "--method", "-m", help="method name (groundplan bench list)"),
     check: Optional[str] = typer.Option(None, "--check", help="goal the final state must satisfy for 'success'"),
     as_json: bool = typer.Option(False, "--json", help="print the episode as one JSON object (no live trace)"),
@@ -231,8 +237,10 @@ def run_command(
     (unverified)" when only the method's own goal was checked), plan, cost, LLM calls, tokens
     and time. Exit 0 success / goal holds, 1 failure / no plan, 2 bad input or refused, 3 error."""
     from groundplan import api
-    from groundplan.core.verdict import verdict
+    from groundplan.core.episode import EpisodeStatus, failed_episode, settle_episode
+    from groundplan.core.verdict import exit_code, verdict
     from groundplan.methods import method_class
+    from groundplan.methods.base import MethodRefused
 
     out, err = make_console(), make_console(stderr=True)
 
@@ -240,27 +248,59 @@ def run_command(
         err.print(fail_line("error", msg))
         raise typer.Exit(code)
 
+    def finish(ep, *, summary: bool = True) -> None:
+        """Write the record (--record), print the episode (--json) or its summary, exit by its verdict."""
+        ep = settle_episode(ep)
+        doc = ep.to_json()
+        if record is not None:
+            try:
+                record.parent.mkdir(parents=True, exist_ok=True)
+                record.write_text(json.dumps({**doc, "instruction": instruction, "scene": str(scene),
+                                              "skills": skills, "check": check, "backend": backend,
+                                              "model": (ep.metrics or {}).get("model") or model},
+                                             indent=1) + "\n", encoding="utf-8")
+            except OSError as exc:
+                fail(f"{record}: cannot write: {exc.strerror or exc}")
+        if as_json:
+            sys.stdout.write(json.dumps(doc) + "\n")
+        elif summary:
+            _summary(out, ep, verdict(ep), check)
+        raise typer.Exit(exit_code(ep.status, ep.success, ep.metrics))
+
+    def refused(why: str) -> None:  # one line on stderr; with --json / --record also the episode record
+        err.print(fail_line("error", f"refused: {why}"))
+        finish(failed_episode(task, method, EpisodeStatus.UNSUPPORTED, f"refused: {why}", seed=seed), summary=False)
+
     # --- the task, checked before anything runs (bad input, refusal: exit 2)
     try:
         if not scene.exists():
             fail(f"{scene}: file not found")
         cls = method_class(method)
+        if backend != "none":
+            from groundplan.llm.factory import BACKENDS
+
+            if backend not in BACKENDS:  # a misspelt backend is bad input, whatever the method
+                from groundplan.errors import did_you_mean
+
+                fail(f"unknown LLM backend '{backend}'{did_you_mean(backend, BACKENDS)} (choose from "
+                     f"{', '.join(sorted(BACKENDS))}, or none)")
         config = _settings(settings)
         configure = getattr(cls, "configure", None)
         if configure is not None:
             configure(config)  # an unknown setting or a bad value: one line, exit 2
         task = api.user_task(instruction, scene, skills=skills, oam=oam, check=check)
-        pt = api.build_task(scene, skills, oam)  # strict, as `plan`: a bad fact is exit 2
+        # strict unless --lenient, as `plan`: a bad fact is exit 2
+        pt = api.build_task(scene, skills, oam, oam_replace=oam_replace, infer=infer, strict=not lenient)
         if check:
             from groundplan.pddl import check_goal, parse_goal
 
             check_goal(parse_goal(check), pt.domain, pt.problem, typecheck=False)
         why = cls.supports(task)
-        if why is not None:
-            fail(f"refused: {why}")
     except GroundplanError as exc:
         fail(str(exc))
         return
+    if why is not None:
+        refused(why)
     show = not as_json
     if show:
         inferred = getattr(pt, "inferred", None) or {}
@@ -274,7 +314,8 @@ def run_command(
                          f"; check {check}" if check else "; no check goal"))
         out.print(f"instruction: {instruction}")
 
-    # --- the LLM (a method that needs none still gets one to use if it can, e.g. goalsearch's reranker)
+    # --- the LLM (a method that needs none still gets one to use if it can, e.g. goalsearch's
+    # LM scoring; an endpoint that does not answer is then a warning, not an error)
     llm = None
     if backend != "none":
         opts = _LLMOptions(backend, model, base_url, no_cache, cache_dir, None, tuple(replay or ()), api_key_env,
@@ -284,14 +325,20 @@ def run_command(
             transcript = record.with_suffix(".llm.jsonl")
             transcript.unlink(missing_ok=True)
             cfg = cfg.with_(record=transcript)
-        try:
-            from groundplan.llm import build_llm
+        from groundplan.llm import build_llm
 
+        try:
             llm = build_llm(cfg)
-        except GroundplanError as exc:  # an endpoint that does not answer is an error (3), not bad input
+        except GroundplanError as exc:
             from groundplan.llm.errors import LLMEndpointError
 
-            fail(str(exc), EXIT_ERROR if isinstance(exc, LLMEndpointError) else EXIT_INPUT)
+            if not cls.needs_llm:  # the endpoint is only checked for a method that needs it
+                err.print(fail_line("warning", f"{exc}; method '{method}' needs no LLM: running without one"))
+            elif isinstance(exc, LLMEndpointError):  # an endpoint that does not answer: an error (3)
+                err.print(fail_line("error", str(exc)))
+                finish(failed_episode(task, method, EpisodeStatus.ERROR, str(exc), seed=seed), summary=False)
+            else:
+                fail(str(exc))  # a bad setting (no --base-url, no model list, a missing key, ...): bad input
     elif cls.needs_llm:
         fail(f"method '{method}' needs an LLM: pass --llm embedded|openai|replay|scripted")
 
@@ -302,29 +349,18 @@ def run_command(
 
     try:
         ep = api.run(method, instruction, scene, llm=llm, planner=api.make_planner(timeout=planner_timeout),
-                     seed=seed, config=config, task=task, on_event=on_event if show else None)
-    except GroundplanError as exc:  # refused after all, or a scene the method cannot read
+                     seed=seed, config=config, task=task, on_event=on_event if show else None,
+                     oam_replace=oam_replace, infer=infer)
+    except MethodRefused as exc:  # refused after all
+        refused(str(exc))
+        return
+    except GroundplanError as exc:  # a scene the method cannot read
         fail(str(exc))
         return
     finally:
         if llm is not None:
             llm.close()
-    v = verdict(ep)
-    doc = ep.to_json()
-    if record is not None:
-        try:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(json.dumps({**doc, "instruction": instruction, "scene": str(scene), "skills": skills,
-                                          "check": check, "backend": backend,
-                                          "model": (ep.metrics or {}).get("model") or model}, indent=1) + "\n",
-                              encoding="utf-8")
-        except OSError as exc:
-            fail(f"{record}: cannot write: {exc.strerror or exc}")
-    if as_json:
-        sys.stdout.write(json.dumps(doc) + "\n")
-    else:
-        _summary(out, ep, v, check)
-    raise typer.Exit(_EXIT.get(v.split(":", 1)[0], EXIT_ERROR))
+    finish(ep)
 
 
 __all__ = ["run_command", "trace_line", "EXIT_OK", "EXIT_FAILED", "EXIT_INPUT", "EXIT_ERROR"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Se
 
 from groundplan.core.metrics import exec_rate, step_metrics
 from groundplan.core.task import Task
-from groundplan.core.verdict import verdict
+from groundplan.core.verdict import record_fields
 from groundplan.limits import Limits
 from groundplan.limits import current as current_limits
 from groundplan.limits import use as use_limits
@@ -40,6 +40,8 @@ class EpisodeStatus(str, Enum):
     """How an episode ended. ``success`` is separate (a bool); these say why."""
 
     SUCCESS = "success"  # the final state satisfies the task's goal
+    #: no check goal, and the method's own goal holds on the final state (set by ``settle_episode``)
+    UNVERIFIED = "unverified"
     FAILURE = "failure"  # a plan was produced (and executed) but the goal does not hold
     UNSOLVABLE = "unsolvable"  # the planner proved the (generated) goal unreachable
     TIMEOUT = "timeout"
@@ -169,6 +171,11 @@ def run_method(method: Any, task: "Task", ctx: RunContext) -> "Episode":
 
 @dataclass(frozen=True)
 class Episode:
+    """One episode. A method fills ``status``, ``success`` and ``error`` as it sees them
+    (``error``: its reason for any outcome short of success); ``to_json`` and
+    ``settle_episode`` derive the record's fields from the one verdict
+    (``groundplan.core.verdict.record_fields``, docs/formats.md "Episode record")."""
+
     task_id: str
     method: str
     status: str
@@ -182,12 +189,22 @@ class Episode:
     trace: tuple[Mapping[str, Any], ...] = ()
     error: Optional[str] = None
     seed: int = 0
+    #: why the episode is not a success (a failed step, the planner's answer); set by
+    #: ``settle_episode``, which keeps ``error`` for a run that broke
+    reason: Optional[str] = None
+
+    def record(self) -> dict[str, Any]:
+        """``status``, ``success``, ``error``, ``reason``, ``verdict`` and ``verdict_kind``,
+        derived from the verdict (the same for a settled and an unsettled episode)."""
+        return record_fields(self.status, bool(self.success), self.metrics, self.error, self.reason)
 
     def to_json(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "method": self.method, "status": self.status, "success": self.success,
+        rec = self.record()
+        return {"task_id": self.task_id, "method": self.method, "status": rec["status"], "success": rec["success"],
                 "goal": self.goal, "plan": list(self.plan), "metrics": _jsonable(self.metrics),
                 "usage": self.usage.to_dict(), "wall_time": self.wall_time, "trace": _jsonable(self.trace),
-                "error": self.error, "seed": self.seed, "verdict": verdict(self)}
+                "error": rec["error"], "reason": rec["reason"], "seed": self.seed, "verdict": rec["verdict"],
+                "verdict_kind": rec["verdict_kind"]}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "Episode":
@@ -195,7 +212,15 @@ class Episode:
                    goal=d.get("goal"), plan=tuple(d.get("plan") or ()), metrics=dict(d.get("metrics") or {}),
                    usage=UsageSummary(**d["usage"]) if d.get("usage") else EMPTY_USAGE,
                    wall_time=float(d.get("wall_time") or 0.0), trace=tuple(d.get("trace") or ()),
-                   error=d.get("error"), seed=int(d.get("seed") or 0))
+                   error=d.get("error"), seed=int(d.get("seed") or 0), reason=d.get("reason"))
+
+
+def settle_episode(episode: Episode) -> Episode:
+    """``episode`` with ``status``, ``success``, ``error`` and ``reason`` as its record has
+    them (``Episode.record``): an unverified run has status ``unverified`` and no error, a
+    failure keeps its why in ``reason`` only. What ``groundplan.run`` returns."""
+    rec = episode.record()
+    return replace(episode, status=rec["status"], success=rec["success"], error=rec["error"], reason=rec["reason"])
 
 
 def failed_episode(task: "Task", method: str, status: EpisodeStatus | str, error: str, *, seed: int = 0,
@@ -288,5 +313,5 @@ def new_meter() -> UsageMeter:
 
 __all__ = [
     "EpisodeStatus", "RETRYABLE", "EVENT_TYPES", "EMPTY_USAGE", "TraceRecorder", "trace_listener", "RunContext",
-    "Episode", "failed_episode", "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter",
+    "Episode", "settle_episode", "failed_episode", "ExecutionScore", "execute_and_score", "canonical_hash", "new_meter",
 ]

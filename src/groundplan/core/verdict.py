@@ -13,6 +13,19 @@ An episode records what was checked in its metrics: ``checked`` (a check goal ex
 ``own_goal_held`` (the method's own goal held on the final state; None when not evaluated).
 Episodes written before these fields existed had every success judged on a gold goal, so a
 missing ``checked`` reads as True.
+
+The episode record's ``status``, ``success`` and ``error`` are derived from the verdict
+(``record_fields``; docs/formats.md "Episode record"), so they never contradict it:
+
+- success: status ``success``, success true, error null, exit code 0;
+- goal holds (unverified): status ``unverified``, success false, error null, exit 0;
+- failure: status ``failure`` (``invalid`` for a malformed dataset row), success false, error null, exit 1;
+- no plan: status ``no_plan``, ``unsolvable`` or ``timeout``, success false, error null, exit 1;
+- error: status ``error`` or ``crash``, success false, error the reason, exit 3; a refusal is
+  status ``unsupported``, error ``refused: <why>``, exit 2.
+
+``reason`` says why an episode is not a success (a failed step, the planner's answer, the
+error); it is null for success and unverified.
 """
 
 from __future__ import annotations
@@ -38,6 +51,14 @@ class Verdict(str, Enum):
 NO_PLAN_STATUSES = frozenset({"no_plan", "unsolvable", "timeout"})
 #: episode statuses that mean "the run broke"
 ERROR_STATUSES = frozenset({"error", "crash", "unsupported"})
+#: the status of an episode whose own goal held when there was no check goal
+UNVERIFIED_STATUS = "unverified"
+#: the status of an episode the method refused (it lacks what the method needs)
+REFUSED_STATUS = "unsupported"
+
+#: verdict kind -> the exit code of ``groundplan run`` (a refusal, status ``unsupported``: 2)
+EXIT_CODES = {Verdict.SUCCESS: 0, Verdict.UNVERIFIED: 0, Verdict.FAILURE: 1, Verdict.NO_PLAN: 1, Verdict.ERROR: 3}
+REFUSED_EXIT = 2
 
 
 def verdict_kind(status: str, success: bool, metrics: Optional[Mapping[str, Any]] = None) -> Verdict:
@@ -45,6 +66,8 @@ def verdict_kind(status: str, success: bool, metrics: Optional[Mapping[str, Any]
     m = metrics or {}
     if status in ERROR_STATUSES:
         return Verdict.ERROR
+    if status == UNVERIFIED_STATUS:
+        return Verdict.UNVERIFIED
     checked = m.get("checked")
     checked = True if checked is None else bool(checked)
     if checked:
@@ -64,6 +87,53 @@ def verdict_text(status: str, success: bool, metrics: Optional[Mapping[str, Any]
         reason = " ".join(str(error or status).split())
         return f"error: {reason}"
     return kind.value
+
+
+def record_status(status: str, success: bool, metrics: Optional[Mapping[str, Any]] = None) -> str:
+    """The episode record's ``status``, in step with its verdict: ``success``, ``unverified``,
+    the method's own status for a failure (``failure``, ``invalid``), a missing plan
+    (``no_plan``, ``unsolvable``, ``timeout``) or an error (``error``, ``crash``, ``unsupported``)."""
+    kind = verdict_kind(status, success, metrics)
+    if kind is Verdict.SUCCESS:
+        return "success"
+    if kind is Verdict.UNVERIFIED:
+        return UNVERIFIED_STATUS
+    if kind is Verdict.FAILURE:
+        return status if status in ("failure", "invalid") else "failure"
+    if kind is Verdict.NO_PLAN:
+        return status if status in NO_PLAN_STATUSES else "no_plan"
+    return status
+
+
+def _one_line(text: Any) -> Optional[str]:
+    s = " ".join(str(text).split()) if text is not None else ""
+    return s or None
+
+
+def record_fields(status: str, success: bool, metrics: Optional[Mapping[str, Any]] = None,
+                  error: Optional[str] = None, reason: Optional[str] = None) -> dict[str, Any]:
+    """``status``, ``success``, ``error``, ``reason``, ``verdict`` and ``verdict_kind`` of an
+    episode record, all derived from one verdict (the table in this module's docstring).
+    ``error`` and ``reason`` are what the method said (``Episode.error`` holds the method's
+    reason for any outcome; a settled episode keeps it in ``reason``)."""
+    kind = verdict_kind(status, success, metrics)
+    why = _one_line(reason) or _one_line(error)
+    if kind in (Verdict.SUCCESS, Verdict.UNVERIFIED):
+        why = None
+    elif why is None:
+        why = {Verdict.FAILURE: "the goal does not hold after execution", Verdict.NO_PLAN: "no plan",
+               Verdict.ERROR: status}[kind]
+    return {"status": record_status(status, success, metrics), "success": kind is Verdict.SUCCESS,
+            "error": why if kind is Verdict.ERROR else None, "reason": why,
+            "verdict": verdict_text(status, success, metrics, why), "verdict_kind": kind.value}
+
+
+def exit_code(status: str, success: bool, metrics: Optional[Mapping[str, Any]] = None) -> int:
+    """The exit code of ``groundplan run`` for an episode: 0 success or unverified, 1 failure
+    or no plan, 2 refused (status ``unsupported``), 3 error."""
+    if status == REFUSED_STATUS:
+        return REFUSED_EXIT
+    return EXIT_CODES[verdict_kind(status, success, metrics)]
 
 
 def verdict(episode: Any) -> str:
@@ -123,4 +193,5 @@ def _own_goal_held(episode: Any, task: Any, pt: Any) -> Optional[bool]:
 
 
 __all__ = ["with_checks", "Verdict", "verdict", "verdict_kind", "verdict_text", "episode_verdict_kind", "count_verdicts",
-           "NO_PLAN_STATUSES", "ERROR_STATUSES"]
+           "NO_PLAN_STATUSES", "ERROR_STATUSES", "UNVERIFIED_STATUS", "REFUSED_STATUS", "EXIT_CODES", "REFUSED_EXIT",
+           "record_status", "record_fields", "exit_code"]

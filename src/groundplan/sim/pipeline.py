@@ -3,10 +3,12 @@ method share."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from groundplan.errors import GoalError, GroundplanError
 from groundplan.knowledge.oam import OAM, default_oam, load_oam
@@ -59,10 +61,30 @@ def _oam(path: Optional[str]) -> OAM:
     return oam
 
 
-def resolve_oam(path: Optional[str], *, replace: bool = False) -> OAM:
+#: how every ``build`` / ``resolve_oam`` of one run (in this thread / context) treats the map
+#: when its caller does not say: (infer, oam_replace); ``groundplan run --infer --oam-replace``
+_BUILD_DEFAULTS: contextvars.ContextVar[tuple[Any, bool]] = contextvars.ContextVar(
+    "groundplan_build_defaults", default=("default", False))
+
+
+@contextlib.contextmanager
+def build_defaults(*, infer: Any = "default", oam_replace: bool = False) -> Iterator[None]:
+    """Inside this block, ``build`` infers affordances with ``infer`` and ``resolve_oam``
+    replaces the default map with the ``--oam`` files (``oam_replace``) unless the caller
+    passes its own: a method builds its task as the user asked without knowing the options."""
+    token = _BUILD_DEFAULTS.set((infer, oam_replace))
+    try:
+        yield
+    finally:
+        _BUILD_DEFAULTS.reset(token)
+
+
+def resolve_oam(path: Optional[str], *, replace: Optional[bool] = None) -> OAM:
     """The map a run uses: the default map extended by the ``--oam`` file(s) (os.pathsep-joined,
     a class in a file overrides the default's entry for it), or the files alone with
-    ``replace``."""
+    ``replace`` (None: as ``build_defaults`` says, else False)."""
+    if replace is None:
+        replace = _BUILD_DEFAULTS.get()[1]
     if path is None or replace:
         return _oam(path)
     return _extended(path)
@@ -75,11 +97,14 @@ def _extended(path: str) -> OAM:
 
 
 def build(scene_file: str | Path, *, skillset: str = "household", oam_file: Optional[str] = None,
-          strict: bool = True, infer: Any = "default", oam_replace: bool = False) -> PlanningTask:
+          strict: bool = True, infer: Any = None, oam_replace: Optional[bool] = None) -> PlanningTask:
     """Scene file + skill set + map -> planning task. ``oam_file`` extends the default map
     (``oam_replace``: replaces it); a class the map lacks gets inferred affordances
     (``infer``: ``default`` | ``embedding`` | ``lexical`` | ``off`` or an inferrer of
-    knowledge/infer.py, e.g. ``LLMInferrer`` with the run's LLM), listed in ``task.inferred``."""
+    knowledge/infer.py, e.g. ``LLMInferrer`` with the run's LLM), listed in ``task.inferred``.
+    ``infer`` / ``oam_replace`` None: as ``build_defaults`` says (default: ``default`` / False)."""
+    if infer is None:
+        infer = _BUILD_DEFAULTS.get()[0]
     scene = load_scene(scene_file, strict=strict)
     return build_task(load_skillset(skillset), scene, resolve_oam(oam_file, replace=oam_replace), strict=strict,
                       infer=infer)
@@ -177,4 +202,4 @@ def _plan_and_check(task: PlanningTask, goal_text: str, planner: Planner, *, che
                        warnings=task.warnings, timings=res.timings)
 
 
-__all__ = ["PlanOutcome", "build", "resolve_oam", "note_inferred", "plan_and_check", "GroundplanError"]
+__all__ = ["build_defaults", "PlanOutcome", "build", "resolve_oam", "note_inferred", "plan_and_check", "GroundplanError"]
