@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import results_archive
+
 ROOT = Path(__file__).resolve().parent
 OUT = ROOT / "results" / "inner_monologue"
 BB_TABLE = ROOT / "results" / "brainbody" / "table1_embedded.md"
@@ -76,8 +78,8 @@ def report(args: argparse.Namespace, n_tasks: int) -> None:
     rows, per_task, workaround, model = [], {}, False, None
     for name in names:
         path = OUT / f"{name}@{args.dataset}.jsonl"
-        eps = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] \
-            if path.exists() else []
+        eps = [json.loads(x) for x in results_archive.read_text(path).splitlines() if x.strip()] \
+            if results_archive.exists(path) else []  # on disk or in inner_monologue.tar.xz
         if not eps:
             continue
         n = len(eps)

@@ -8,6 +8,7 @@ from disk when it is there (a run just made), else from the nearest enclosing fo
 
     .venv/bin/python benchmarks/results_archive.py list benchmarks/results/small_model/heldout
     .venv/bin/python benchmarks/results_archive.py pack benchmarks/results/small_model/heldout
+    .venv/bin/python benchmarks/results_archive.py pack benchmarks/results/saycan --only '*.jsonl'
 
 ``pack`` adds the folder's files to its archive (a file of the same name replaces the packed
 one) and then removes the packed files from the folder.
@@ -92,12 +93,14 @@ def read_all_json(folder: Path, pattern: str = "*.json") -> dict[str, object]:
     return {n: read_json(Path(folder) / n) for n in names(folder, pattern)}
 
 
-def pack(folder: Path) -> tuple[Path, int]:
-    """Merge ``folder``'s files (recursively) into its archive and remove them; -> (archive, files added)."""
+def pack(folder: Path, only: str = "*") -> tuple[Path, int]:
+    """Merge ``folder``'s files (recursively; those whose name matches ``only``) into its archive
+    and remove them, and the folder when it is left empty; -> (archive, files added)."""
     folder = Path(folder).resolve()
     arc = archive_of(folder)
     files = dict(_archive_members(arc))
-    added = [p for p in sorted(folder.rglob("*")) if p.is_file()] if folder.is_dir() else []
+    added = [p for p in sorted(folder.rglob("*")) if p.is_file() and fnmatch.fnmatch(p.name, only)] \
+        if folder.is_dir() else []
     for p in added:
         files[p.relative_to(folder.parent).as_posix()] = p.read_bytes()
     tmp = arc.with_name(arc.name + ".tmp")
@@ -110,8 +113,9 @@ def pack(folder: Path) -> tuple[Path, int]:
     for p in added:
         p.unlink()
     for d in sorted((d for d in folder.rglob("*") if d.is_dir()), reverse=True) if folder.is_dir() else ():
-        d.rmdir()
-    if folder.is_dir():
+        if not any(d.iterdir()):
+            d.rmdir()
+    if folder.is_dir() and not any(folder.iterdir()):
         folder.rmdir()
     return arc, len(added)
 
@@ -120,6 +124,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("cmd", choices=["list", "pack"])
     ap.add_argument("folder", type=Path, help="a results folder (its archive is FOLDER.tar.xz)")
+    ap.add_argument("--only", default="*", metavar="PATTERN", help="pack only the files matching PATTERN "
+                    "(e.g. '*.jsonl': the per-episode records, leaving the tables)")
     a = ap.parse_args()
     if a.cmd == "list":
         if not a.folder.is_dir() and not archive_of(a.folder).is_file():
@@ -131,7 +137,7 @@ def main() -> int:
     if not a.folder.is_dir():
         print(f"error: {a.folder}: no such folder", file=sys.stderr)
         return 2
-    arc, n = pack(a.folder)
+    arc, n = pack(a.folder, a.only)
     print(f"{arc}: {n} files added, {len(_archive_members(arc))} in all")
     return 0
 

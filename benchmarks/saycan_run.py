@@ -18,6 +18,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+import results_archive
+
 OUT = Path(__file__).resolve().parent / "results" / "saycan"
 
 #: SayCan's planning success per family as AutoGPT+P's Table IV quotes it from the SayCan
@@ -140,7 +142,7 @@ def report_only(args: argparse.Namespace) -> int:
     """The table from the recorded episodes (a run stopped early reports the tasks it did)."""
     name = f"{args.method}@{args.dataset}" + (f"@{args.variant}" if args.variant else "")
     rows, model, workaround = [], None, False
-    for line in (OUT / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
+    for line in results_archive.read_text(OUT / f"{name}.jsonl").splitlines():  # on disk or in saycan.tar.xz
         try:
             e = json.loads(line)
         except json.JSONDecodeError:  # the last line of a run stopped while writing

@@ -16,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Sequence
 
+import results_archive
+
 
 def saycan_md(ep: dict) -> str:
     out = [f"Instruction: \"{ep['instruction']}\" (task `{ep['task_id']}`)", ""]
@@ -66,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--task", required=True)
     ap.add_argument("--max-steps", type=int, default=0, help="Inner Monologue: show at most N actions")
     args = ap.parse_args(argv)
-    for line in args.episodes.read_text(encoding="utf-8").splitlines():
+    for line in results_archive.read_text(args.episodes).splitlines():  # on disk or packed
         ep = json.loads(line)
         if ep["task_id"] == args.task:
             print(saycan_md(ep) if ep["method"].startswith("saycan") else im_md(ep, args.max_steps))
