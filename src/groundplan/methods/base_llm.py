@@ -6,24 +6,14 @@ back (no Body, no intermediate natural-language plan, no feedback)."""
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from typing import Optional
 
 from groundplan.core.datasets.progprompt import train_tasks
 from groundplan.core.task import Task
-from groundplan.errors import ConfigError, GroundplanError
+from groundplan.errors import ConfigError
 from groundplan.limits import current as current_limits
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    new_meter,
-    register_method,
-)
+from groundplan.methods.base import Attempt, EpisodeRecorder, Method, RunContext, register_method
 from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, environment_refusal, vh_command_text
 from groundplan.methods.brainbody.algorithm import LoopResult, loop_metrics
 from groundplan.methods.brainbody.envs import make_env
@@ -82,44 +72,32 @@ class BaseLLM(Method):
     def supports(cls, task: Task) -> Optional[str]:
         return environment_refusal(cls.name, task)
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder()
-        meter = new_meter()
-        if ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)", seed=ctx.seed)
-        cfg: BaseLLMConfig = self.configure(ctx.config)
-        try:
-            env = make_env(task)
-            spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
-            prompt = load("base_llm.txt").substitute(
-                agent=getattr(env, "agent", "a virtual agent"),
-                syntax=spec["syntax"] if spec else "<char0> [action] <object> <object>",
-                examples=spec["program_examples"] if spec else vh_program_examples(cfg.examples),
-                objects=", ".join(env.object_list()), actions=", ".join(env.actions),
-                environment=env.environment_info(task.instruction, cfg.env_limit), task=task.instruction)
-            c = ctx.llm.chat(prompt, max_tokens=240, temperature=cfg.temperature, seed=ctx.seed,
-                             stop=("High-level Instruction", "\n\n\n"), usage=meter)
-            rec.llm_call("program", prompt, c)
-            commands = read_commands(c.text, ctx.limits.plan_max_steps)
-            rec.event("plan", source="llm", steps=commands)
-            res = LoopResult(commands)
-            for i, cmd in enumerate(commands):
-                out = env.execute(cmd)
-                res.commands.append(out.command or cmd)
-                res.executed += int(out.ok)
-                rec.event("step", index=i, command=out.command or cmd, ok=out.ok, reason=out.message or None)
-            score = env.score()
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+    def _run(self, task: Task, ctx: RunContext, cfg: BaseLLMConfig, rec: EpisodeRecorder, pt: None) -> Attempt:
+        env = make_env(task)
+        spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
+        prompt = load("base_llm.txt").substitute(
+            agent=getattr(env, "agent", "a virtual agent"),
+            syntax=spec["syntax"] if spec else "<char0> [action] <object> <object>",
+            examples=spec["program_examples"] if spec else vh_program_examples(cfg.examples),
+            objects=", ".join(env.object_list()), actions=", ".join(env.actions),
+            environment=env.environment_info(task.instruction, cfg.env_limit), task=task.instruction)
+        c = ctx.llm.chat(prompt, max_tokens=240, temperature=cfg.temperature, seed=ctx.seed,
+                         stop=("High-level Instruction", "\n\n\n"), usage=rec.usage)
+        rec.llm_call("program", prompt, c)
+        commands = read_commands(c.text, ctx.limits.plan_max_steps)
+        rec.event("plan", source="llm", steps=commands)
+        # executed in order; a failing command is skipped, nothing is fed back
+        res = LoopResult(commands)
+        for i, cmd in enumerate(commands):
+            out = env.execute(cmd)
+            res.commands.append(out.command or cmd)
+            res.executed += int(out.ok)
+            rec.event("step", index=i, command=out.command or cmd, ok=out.ok, reason=out.message or None)
+        score = env.score()
         rec.event("result", success=score.success, gcr=score.gcr)
-        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
-        return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),
-                       metrics=loop_metrics(res, score), usage=meter.summary(),
-                       wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                       error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
-                       seed=ctx.seed)
+        return Attempt.executed(bool(score.success), tuple(res.commands), goal=task.goal,
+                                metrics=loop_metrics(res, score),
+                                error="; ".join(map(str, score.detail.get("unsatisfied", [])))[:500])
 
 
 __all__ = ["BaseLLM", "read_commands", "vh_program_examples"]

@@ -22,23 +22,13 @@ Settings (``BrainBodyConfig``): ``K``, ``brain`` (llm / oracle), ``body`` (llm /
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Optional
 
 from groundplan.core.datasets.progprompt import train_tasks
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError, GroundplanError
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    failed_episode,
-    new_meter,
-    register_method,
-)
+from groundplan.methods.base import Attempt, EpisodeRecorder, Method, RunContext, register_method
 from groundplan.methods.brainbody.agents import (
     PASS,
     EmbeddingBody,
@@ -170,32 +160,22 @@ class BrainBodyMethod(Method):
     def supports(cls, task: Task) -> Optional[str]:
         return environment_refusal(cls.name, task)
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        cfg: BrainBodyConfig = self.configure(ctx.config)
-        rec = TraceRecorder()
-        meter = new_meter()
-        if "llm" in (cfg.brain, cfg.body) and ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)",
-                                  seed=ctx.seed)
-        try:
-            env = make_env(task)
-            spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
-            brain, body = self._roles(task, ctx, cfg, env, spec, meter, rec)
-            res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits,
-                                 agent=getattr(env, "agent", "a virtual agent"), env_limit=cfg.env_limit)
-            score = env.score()
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+    def needs_llm_for(self, cfg: BrainBodyConfig) -> bool:
+        return "llm" in (cfg.brain, cfg.body)
+
+    def _run(self, task: Task, ctx: RunContext, cfg: BrainBodyConfig, rec: EpisodeRecorder, pt: None) -> Attempt:
+        env = make_env(task)
+        spec = env.prompt_spec() if hasattr(env, "prompt_spec") else None
+        brain, body = self._roles(task, ctx, cfg, env, spec, rec.usage, rec)
+        # Algorithm 1: the Brain plans, the Body maps each step to a command, the simulator's
+        # errors go back to the Brain (at most K replans)
+        res = brainbody_loop(task.instruction, brain, body, env, K=cfg.K, recorder=rec, limits=ctx.limits,
+                             agent=getattr(env, "agent", "a virtual agent"), env_limit=cfg.env_limit)
+        score = env.score()
         rec.event("result", success=score.success, gcr=score.gcr, **{k: v for k, v in score.detail.items()})
-        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
-        return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal,
-                       plan=tuple(res.commands),
-                       metrics=loop_metrics(res, score, {"K": cfg.K, "brain": cfg.brain, "body": cfg.body}),
-                       usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                       error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
-                       seed=ctx.seed)
+        return Attempt.executed(bool(score.success), tuple(res.commands), goal=task.goal,
+                                metrics=loop_metrics(res, score, {"K": cfg.K, "brain": cfg.brain, "body": cfg.body}),
+                                error="; ".join(map(str, score.detail.get("unsatisfied", [])))[:500])
 
     def _roles(self, task, ctx, cfg, env, spec, meter, rec):
         gold = None
