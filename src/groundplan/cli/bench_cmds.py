@@ -279,11 +279,11 @@ def _print_episode(shown, *, full: bool) -> None:  # noqa: ANN001 - a bench.show
     if not any(e.get("type") == "step" for e in r.trace):  # the trace does not list the steps: list them
         for step in r.plan:
             out.print(f"  {step}")
-    out.print(styled(("trace", "bold"), f" ({len(r.trace)} events)" if r.trace else " (none stored)"))
-    for ev in r.trace:
-        line = trace_line(ev)
-        if line is None:
-            continue
+    lines = [(ev, line) for ev in r.trace if (line := trace_line(ev)) is not None]
+    hidden = len(r.trace) - len(lines)
+    count = f"{len(lines)} event{'' if len(lines) == 1 else 's'}" + (f"; {hidden} more in --json" if hidden else "")
+    out.print(styled(("trace", "bold"), f" ({count})" if r.trace else " (none stored)"))
+    for ev, line in lines:
         out.print(styled((f"  {float(ev.get('t') or 0):7.2f}s ", "dim"), line))
         if full and ev.get("type") == "llm_call":
             for label, text in (("prompt", ev.get("prompt")), ("answer", ev.get("text"))):
@@ -323,14 +323,16 @@ def show_cmd(
         return
     info = sel.run
     c = sel.counts
+    n_all = sum(c.values())
+    scope = (f"task {task}" if task is not None else "") + (f" seed {seed}" if seed is not None else "")
     out.print(f"run {info['run_id']}: {info['method']} on {info['dataset']}@{info['dataset_version']}, "
-              f"{info['backend']}{' ' + info['model'] if info['model'] else ''}; {sum(c.values())} episodes"
-              + ("" if task is None and seed is None else " shown") + ": "
-              + ", ".join(f"{n} {k}" for k, n in c.items() if n), highlight=False)
+              f"{info['backend']}{' ' + info['model'] if info['model'] else ''}; {scope.strip() + ', ' if scope else ''}"
+              f"{n_all} episode{'' if n_all == 1 else 's'}: " + ", ".join(f"{n} {k}" for k, n in c.items() if n),
+              highlight=False)
     if task is None:
         n = len(sel.episodes) + sel.more
         what = ("episode" if every else "failure") + ("" if n == 1 else "s")
-        out.print(f"{n} {what}" + (f" ({len(sel.episodes)} shown; --limit)"
+        out.print(f"{n or 'no'} {what}" + (f" ({len(sel.episodes)} shown; --limit)"
                                                             if sel.more else "") + "\n", highlight=False)
     for shown in sel.episodes:
         _print_episode(shown, full=full)
