@@ -22,7 +22,6 @@ import hashlib
 import importlib
 import pkgutil
 import time
-from abc import ABC
 from dataclasses import replace
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Mapping, Optional, Sequence
@@ -67,7 +66,7 @@ class MethodRefused(ConfigError):
     """A method cannot run on a task (its ``supports`` said why): refused before anything runs."""
 
 
-class Method(ABC):
+class Method:
     """One published algorithm. Subclasses set ``name`` through ``@register_method`` and
     implement the hook ``_run`` (see :meth:`run`). Instances are created once per worker and
     must not keep per-episode state between calls."""

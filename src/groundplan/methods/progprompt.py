@@ -18,24 +18,21 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from groundplan.core.datasets.progprompt import pythonic_plans, split_graphs
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
-from groundplan.errors import ConfigError, GroundplanError
+from groundplan.errors import ConfigError
 from groundplan.limits import Limits
 from groundplan.limits import current as current_limits
 from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
+    Attempt,
+    EpisodeRecorder,
     Method,
     RunContext,
     TraceRecorder,
-    failed_episode,
-    new_meter,
     register_method,
 )
 from groundplan.methods.brainbody.algorithm import LoopResult, loop_metrics
@@ -259,51 +256,34 @@ class ProgPrompt(Method):
     requirement = "ProgPrompt writes VirtualHome programs over a VirtualHome graph"
     config_class = ProgPromptConfig
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
+    def _run(self, task: Task, ctx: RunContext, cfg: ProgPromptConfig, rec: EpisodeRecorder, pt: None) -> Attempt:
+        env = VHEnv(task)
+        prompt = program_prompt(sorted({n.class_name for n in env.initial.nodes}), task.instruction,
+                                cfg.examples, new_env=task.extras.get("split") in ("env1", "env2"))
+        # The original (a completion model) stops at "def ", the next example's header. A chat
+        # model often opens its answer by repeating the task's "def task():" line (bare or in a
+        # code fence): that stop would end the answer before its body. So the answer ends at
+        # a blank-line-separated next "def " or the fence's end, and extract_program keeps
+        # the first function's body only.
+        c = ctx.llm.chat(prompt, max_tokens=600, temperature=cfg.temperature,
+                         stop=PROGRAM_STOP, seed=ctx.seed, usage=rec.usage)
+        rec.llm_call("program", prompt, c)
+        program = extract_program(c.text)
+        rec.event("plan", source="llm", steps=program.split("\n"))
+        agent = _Agent(env, random.Random(ctx.seed))
 
-        t0 = time.perf_counter()
-        rec = TraceRecorder()
-        meter = new_meter()
-        if ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)", seed=ctx.seed)
-        if task.skillset != "virtualhome":
-            return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, "ProgPrompt runs on VirtualHome tasks",
-                                  seed=ctx.seed)
-        cfg: ProgPromptConfig = self.configure(ctx.config)
-        try:
-            env = VHEnv(task)
-            prompt = program_prompt(sorted({n.class_name for n in env.initial.nodes}), task.instruction,
-                                    cfg.examples, new_env=task.extras.get("split") in ("env1", "env2"))
-            # The original (a completion model) stops at "def ", the next example's header. A chat
-            # model often opens its answer by repeating the task's "def task():" line (bare or in a
-            # code fence): that stop would end the answer before its body. So the answer ends at
-            # a blank-line-separated next "def " or the fence's end, and extract_program keeps
-            # the first function's body only.
-            c = ctx.llm.chat(prompt, max_tokens=600, temperature=cfg.temperature,
-                             stop=PROGRAM_STOP, seed=ctx.seed, usage=meter)
-            rec.llm_call("program", prompt, c)
-            program = extract_program(c.text)
-            rec.event("plan", source="llm", steps=program.split("\n"))
-            agent = _Agent(env, random.Random(ctx.seed))
+        def ask(q: str) -> str:
+            a = ctx.llm.chat(q, max_tokens=2, stop=("\n",), seed=ctx.seed, usage=rec.usage)
+            rec.llm_call("state-check", q, a)
+            return a.text
 
-            def ask(q: str) -> str:
-                a = ctx.llm.chat(q, max_tokens=2, stop=("\n",), seed=ctx.seed, usage=meter)
-                rec.llm_call("state-check", q, a)
-                return a.text
-
-            res, total = execute_program(program, env, agent, ask, rec, ctx.limits)
-            score = env.score()
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        res, total = execute_program(program, env, agent, ask, rec, ctx.limits)
+        score = env.score()
         rec.event("result", success=score.success, gcr=score.gcr)
         metrics = loop_metrics(res, score)
         metrics.update(step_metrics(res.executed, total, score.success))  # steps: the program's lines
-        status = EpisodeStatus.SUCCESS if score.success else EpisodeStatus.FAILURE
-        return Episode(task.id, self.name, status.value, bool(score.success), goal=task.goal, plan=tuple(res.commands),
-                       metrics=metrics, usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                       error=None if score.success else "; ".join(map(str, score.detail.get("unsatisfied", [])))[:500],
-                       seed=ctx.seed)
+        return Attempt.executed(bool(score.success), tuple(res.commands), goal=task.goal, metrics=metrics,
+                                error="; ".join(map(str, score.detail.get("unsatisfied", [])))[:500])
 
 
 __all__ = ["ProgPrompt", "PROGRAM_STOP", "program_prompt", "subgoals", "extract_program", "parse_step", "execute_program"]
