@@ -25,7 +25,6 @@ with COWP's action sentences; this module is the VirtualHome one.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from string import Template
 from typing import Any, Callable, ClassVar, Optional, Sequence
@@ -34,13 +33,11 @@ from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
+    Attempt,
+    EpisodeRecorder,
     Method,
     RunContext,
     TraceRecorder,
-    failed_episode,
-    new_meter,
     register_method,
 )
 from groundplan.methods.brainbody import DEFAULT_PLANNING_EXAMPLES, environment_refusal, vh_command_text
@@ -138,62 +135,50 @@ class InnerMonologueBase(Method):
                rec: TraceRecorder) -> Policy:
         raise NotImplementedError
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder()
-        meter = new_meter()
-        refused = self.refused(task, ctx)
-        if refused is not None:
-            return refused
+    def _run(self, task: Task, ctx: RunContext, cfg: InnerMonologueConfig, rec: EpisodeRecorder,
+             pt: None) -> Attempt:
         commands: list[str] = []
         said_done, attempted, failed = False, 0, 0
-        try:
-            cfg: InnerMonologueConfig = self.configure(ctx.config)
-            max_steps = min(cfg.max_steps, ctx.limits.episode_max_steps)
-            env = VHEnv(task)
-            policy = self.policy(task, ctx, env, cfg, meter, rec)
-            examples = example_dialogues(cfg.examples)
-            room, objs = seen_objects(env, cfg.scene_limit)
-            dialogue = [fb("scene", objects=", ".join(objs) or "nothing")]
-            rec.event("feedback", scene=dialogue[0])
-            for i in range(max_steps):
-                prompt = render("prompt.txt", actions=", ".join(ACTIONS), examples=examples,
-                                instruction=task.instruction, dialogue="".join(d + "\n" for d in dialogue))
-                action = read_action(policy(prompt, i))
-                if action == DONE:
-                    said_done = True
-                    dialogue.append(fb("robot", action=DONE))
-                    break
-                attempted += 1
-                out = env.execute(action)
-                rec.event("step", index=i, action=out.command or action, ok=out.ok, reason=out.message or None)
-                dialogue.append(fb("robot", action=action))
-                if out.ok:
-                    commands.append(out.command)
-                    dialogue.append(fb("success"))
-                else:
-                    failed += 1
-                    dialogue.append(fb("failure", reason=" ".join((out.message or "unknown reason").split())))
-                new_room, objs = seen_objects(env, cfg.scene_limit)
-                if new_room != room:  # passive scene description when the view changes
-                    room = new_room
-                    dialogue.append(fb("scene", objects=", ".join(objs) or "nothing"))
-                    rec.event("feedback", scene=dialogue[-1])
-            score = env.score()
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        max_steps = min(cfg.max_steps, ctx.limits.episode_max_steps)
+        env = VHEnv(task)
+        policy = self.policy(task, ctx, env, cfg, rec.usage, rec)
+        examples = example_dialogues(cfg.examples)
+        room, objs = seen_objects(env, cfg.scene_limit)
+        dialogue = [fb("scene", objects=", ".join(objs) or "nothing")]
+        rec.event("feedback", scene=dialogue[0])
+        for i in range(max_steps):
+            prompt = render("prompt.txt", actions=", ".join(ACTIONS), examples=examples,
+                            instruction=task.instruction, dialogue="".join(d + "\n" for d in dialogue))
+            action = read_action(policy(prompt, i))
+            if action == DONE:
+                said_done = True
+                dialogue.append(fb("robot", action=DONE))
+                break
+            attempted += 1
+            out = env.execute(action)
+            rec.event("step", index=i, action=out.command or action, ok=out.ok, reason=out.message or None)
+            dialogue.append(fb("robot", action=action))
+            if out.ok:  # success feedback
+                commands.append(out.command)
+                dialogue.append(fb("success"))
+            else:
+                failed += 1
+                dialogue.append(fb("failure", reason=" ".join((out.message or "unknown reason").split())))
+            new_room, objs = seen_objects(env, cfg.scene_limit)
+            if new_room != room:  # passive scene description when the view changes
+                room = new_room
+                dialogue.append(fb("scene", objects=", ".join(objs) or "nothing"))
+                rec.event("feedback", scene=dialogue[-1])
+        score = env.score()
         ok = bool(score.success)
         rec.event("result", success=ok, gcr=score.gcr, said_done=said_done)
         executed = attempted - failed
         metrics = {**step_metrics(executed, attempted, ok, score.gcr),
                    "said_done": said_done, "checked": True, "tool_calls": 0,
                    "dialogue_lines": len(dialogue)}
-        error = None if ok else ("step bound reached without 'done'; " if not said_done else "") + \
+        error = ("step bound reached without 'done'; " if not said_done else "") + \
             "; ".join(map(str, score.detail.get("unsatisfied", [])))[:400]
-        return Episode(task.id, self.name, (EpisodeStatus.SUCCESS if ok else EpisodeStatus.FAILURE).value, ok,
-                       goal=task.goal, plan=tuple(commands), metrics=metrics, usage=meter.summary(),
-                       wall_time=time.perf_counter() - t0, trace=rec.freeze(), error=error, seed=ctx.seed)
+        return Attempt.executed(ok, tuple(commands), goal=task.goal, metrics=metrics, error=error)
 
 
 @register_method("inner_monologue")
