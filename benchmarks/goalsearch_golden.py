@@ -6,6 +6,8 @@ goalsearch is judged against it.
     nice -n 10 .venv/bin/python benchmarks/goalsearch_golden.py freeze    # resumable; long (hours)
     .venv/bin/python benchmarks/goalsearch_golden.py compare [--sets heldout-aa,saycan] [--limit N]
     .venv/bin/python benchmarks/goalsearch_golden.py status               # rows frozen per set
+    .venv/bin/python benchmarks/goalsearch_golden.py abstain check        # the absent-object set is sound
+    .venv/bin/python benchmarks/goalsearch_golden.py abstain baseline     # refusals today -> abstain_baseline.md
 
 The sets: the held-out sets a to aa (``heldout`` ... ``heldout-aa``, benchmarks/data/
 heldout_goals/) and their oracle-map variants (``<set>-oracle``: the unseen-class scenes with
@@ -25,6 +27,14 @@ refuses to resume with code whose hashes differ from meta.json (exit 2).
 ``compare`` runs the current code (``--method``, ``--config``) on the frozen instructions and
 lists, per set, every instruction whose first goal changed, and the success before and after.
 It exits 0 whatever changed (2 on bad input).
+
+``abstain`` reads the absent-object request set (benchmarks/data/abstain/, issue 48: requests
+for things a scene lacks, expected answer a refusal, and control requests that can be met, with
+gold goals). ``abstain check`` plans every control's gold goal and executes it (it must be
+reachable), and checks that every refusal's absent class is absent from its scene and that its
+nearest alternatives exist (exit 1 if not). ``abstain baseline`` runs goalsearch once on every
+request and writes the refusal rate on the refusals and the false-refusal rate on the controls
+(an answer counts as a refusal when its status or verdict says refused or abstained).
 """
 
 from __future__ import annotations
@@ -50,6 +60,7 @@ GOLDEN = OUT / "golden.jsonl"
 META = OUT / "meta.json"
 CODE_DIR = ROOT / "src" / "groundplan" / "methods" / "small_model"
 UNSEEN = "unseen-classes"
+ABSTAIN_FILE = ROOT / "benchmarks" / "data" / "abstain" / "abstain_2026-11-29.yaml"
 
 
 def golden_sets() -> list[str]:
@@ -261,6 +272,98 @@ def status() -> int:
     return 0
 
 
+def abstain_items(path: Path = ABSTAIN_FILE) -> list[tuple]:
+    """(task, entry) per request of the absent-object set: the Task through small_model_heldout's
+    loader (own scenes with their hand-written map), the YAML entry for expect / family / absent /
+    need / nearest."""
+    entries = {t["id"]: t for t in H.yaml.safe_load(path.read_text())["tasks"]}
+    return [(t, entries[t.id]) for t in H.heldout_tasks(path, oracle=True)]
+
+
+def _scene_objects(scene_file: str) -> set[str]:
+    data = H.yaml.safe_load(Path(scene_file).read_text())
+    return {o["name"] if isinstance(o, dict) else str(o) for o in data.get("objects", [])}
+
+
+def _class_of(name: str) -> str:
+    return name.rstrip("0123456789")
+
+
+def abstain_check(path: Path = ABSTAIN_FILE) -> int:
+    """Every control's gold goal is reachable; every refusal's absent class is absent from its
+    scene and its nearest alternatives are objects of the scene."""
+    from groundplan.errors import GroundplanError
+    from groundplan.methods.base import execute_and_score
+    from groundplan.planners import get_planner
+    from groundplan.sim.pipeline import build, plan_and_check
+
+    planner = get_planner("fast-downward")
+    bad = 0
+    for t, e in abstain_items(path):
+        objs = _scene_objects(t.scene_file)
+        if e["expect"] == "refuse":
+            present = sorted(o for o in objs if e.get("absent") and _class_of(o) == e["absent"])
+            missing = [n for n in e.get("nearest", []) if n not in objs]
+            ok = not present and not missing and e["family"] in ("absent-class", "unmet-need") \
+                and bool(e.get("absent") or e.get("need"))
+            msg = f"present: {present}" if present else f"nearest not in the scene: {missing}" if missing else \
+                "refusal entry sound" if ok else "needs family absent-class/unmet-need and absent/need"
+        else:
+            try:
+                pt = build(t.scene_file, oam_file=t.oam_file, strict=False)
+                out = plan_and_check(pt, t.goal, planner, typecheck=False)
+                ok = out.status == "solved" and bool(execute_and_score(pt, out.plan, t).success)
+                msg = out.status if not ok else f"{len(out.plan)} steps"
+            except GroundplanError as exc:
+                ok, msg = False, "error: " + " ".join(str(exc).split())
+        bad += not ok
+        print(f"{t.id} {'ok ' if ok else 'BAD'} {msg}", flush=True)
+    print(f"{bad} unsound entries")
+    return 1 if bad else 0
+
+
+def is_refusal(row: dict) -> bool:
+    """Whether an answer is a refusal: its status or verdict says refused or abstained."""
+    text = f"{row.get('status', '')} {row.get('verdict', '')}".lower()
+    return "refus" in text or "abstain" in text
+
+
+def abstain_baseline(path: Path = ABSTAIN_FILE, limit: int | None = None, out: Path | None = None) -> int:
+    runner = Runner()
+    rows = []
+    items = abstain_items(path)
+    for t, e in items[:limit] if limit else items:
+        r = runner.run("abstain", t)
+        r.update(expect=e["expect"], family=e["family"], scene=e["scene"], refused=is_refusal(r))
+        rows.append(r)
+        print(f"{t.id} {e['expect']} {'REFUSED' if r['refused'] else 'answered'} {r['verdict']} -> {r['goal']}",
+              file=sys.stderr, flush=True)
+    ref = [r for r in rows if r["expect"] == "refuse"]
+    ctl = [r for r in rows if r["expect"] == "act"]
+    n_ref, n_false = sum(r["refused"] for r in ref), sum(r["refused"] for r in ctl)
+    pct = lambda a, b: f"{a}/{b} = {100 * a / b:.0f} %" if b else "-"  # noqa: E731
+    verdicts: dict[str, int] = {}
+    for r in ref:
+        verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
+    lines = ["# Absent-object requests: today's goalsearch (baseline)", "",
+             f"Set: `{path.relative_to(ROOT)}` ({len(ref)} requests to refuse, {len(ctl)} controls). Code: "
+             f"{_git('rev-parse', '--short', 'HEAD')}, goalsearch as shipped. Command: "
+             "`.venv/bin/python benchmarks/goalsearch_golden.py abstain baseline`.", "",
+             f"- refusals on the requests to refuse: {pct(n_ref, len(ref))}",
+             f"- false refusals on the controls: {pct(n_false, len(ctl))}",
+             f"- controls met (gold goal held): {pct(sum(r['success'] for r in ctl), len(ctl))}",
+             "- verdicts on the requests to refuse: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())),
+             "", "| task | family | instruction | answer (goal) | verdict |", "|---|---|---|---|---|"]
+    lines += [f"| {r['task']} | {r['family']} | {r['instruction']} | `{r['goal']}` | {r['verdict']} |" for r in rows]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+        out.with_suffix(".jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -275,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--method", default="goalsearch", help="the method to compare (default goalsearch)")
     c.add_argument("--config", default="{}", help="JSON options for the method")
     c.add_argument("--out", type=Path, help="also write the comparison (markdown) to this file")
+    a = sub.add_parser("abstain", help="the absent-object request set: check it, or run today's baseline")
+    a.add_argument("action", choices=["check", "baseline"])
+    a.add_argument("--file", type=Path, default=ABSTAIN_FILE)
+    a.add_argument("--limit", type=int)
+    a.add_argument("--out", type=Path, default=OUT / "abstain_baseline.md")
     args = ap.parse_args(argv)
     if args.cmd == "sets":
         for s in golden_sets():
@@ -282,6 +390,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "status":
         return status()
+    if args.cmd == "abstain":
+        if not args.file.is_file():
+            print(f"error: --file: no such file {args.file}", file=sys.stderr)
+            return 2
+        if args.action == "check":
+            return abstain_check(args.file)
+        return abstain_baseline(args.file, args.limit, args.out)
     try:
         sets = parse_sets(args.sets)
     except ValueError as exc:

@@ -282,6 +282,15 @@ def test_unseen_class_suite_disjoint_from_pools_prompts_and_training_data():
     assert shared == [], "unseen-class instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
 
+def test_abstain_set_disjoint_from_pools_prompts_and_training_data():
+    """The absent-object request set (benchmarks/data/abstain/, issue 48) is evaluation data too."""
+    sets = sorted((ROOT / "benchmarks" / "data" / "abstain").glob("abstain_*.yaml"))
+    assert sets, "no absent-object request set under benchmarks/data/abstain/"
+    requests = [s for f in sets for s in _instruction_fields(yaml.safe_load(f.read_text()))]
+    assert len(requests) >= 80
+    shared = _shared(requests, _training_texts())
+    assert shared == [], "absent-object requests found in pools / prompts / training data:\n" + "\n".join(shared)
+
 def test_overlap_detector_catches_a_copy():
     """The check can fail: a pool line that is a held-out instruction with other punctuation."""
     ev = _heldout_instructions()[:3]
