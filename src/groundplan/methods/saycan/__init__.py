@@ -20,27 +20,18 @@ Config keys (``RunContext.config``): ``examples`` (few-shot pairs, default 6), `
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Optional, Protocol, Sequence
 
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
-    Method,
-    RunContext,
-    TraceRecorder,
-    execute_and_score,
-    failed_episode,
-    new_meter,
-    register_method,
-)
+from groundplan.methods.base import Attempt, EpisodeRecorder, Method, RunContext, register_method
 from groundplan.methods.saycan.examples import few_shot, numbered
 from groundplan.methods.saycan.skills import Skill, SkillSpace
 from groundplan.prompts.saycan import render
+from groundplan.sim.executor import Executor
+from groundplan.skills.builder import PlanningTask
 
 
 @dataclass(frozen=True)
@@ -109,6 +100,7 @@ def _robot_and_persons(pt) -> tuple[str, list[str]]:
 
 class SayCanBase(Method):
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.saycan"
+    builds_task: ClassVar[bool] = True
     skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"household"})
     #: SayCan writes no goal of its own: without a check goal nothing could judge its steps
     needs_goal: ClassVar[bool] = True
@@ -118,63 +110,46 @@ class SayCanBase(Method):
     def make_scorer(self, task: Task, ctx: RunContext, pt, meter: UsageMeter, cfg: SayCanConfig) -> Scorer:
         raise NotImplementedError
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        from groundplan.sim.executor import Executor
-        from groundplan.sim.pipeline import build
-
-        t0 = time.perf_counter()
-        rec = TraceRecorder()
-        meter = new_meter()
-        refused = self.refused(task, ctx)
-        if refused is not None:
-            return refused
-        try:
-            cfg: SayCanConfig = self.configure(ctx.config)
-            limit = ctx.limits.plan_max_steps
-            max_steps = min(cfg.max_steps or limit, limit)
-            pt = build(task.scene_file, skillset=task.skillset, oam_file=task.oam_file, strict=False)
-            robot, persons = _robot_and_persons(pt)
-            space = SkillSpace(pt, robot, persons, (task.extras or {}).get("saycan_names"))
-            scorer = self.make_scorer(task, ctx, pt, meter, cfg)
-            examples = "\n".join(render("example.txt", instruction=e.instruction, steps=e.render() + ".")
-                                 for e in few_shot(task.instruction, cfg.examples))
-            ex = Executor(pt.domain, pt.problem)
-            chosen: list[Skill] = []
-            said_done = False
-            for n in range(1, max_steps + 1):
-                afforded = space.afforded(ex)
-                steps_text = numbered([s.text for s in chosen])
-                prompt = render("prompt.txt", examples=examples, instruction=task.instruction,
-                                steps=(steps_text + ", " if steps_text else "") + f"{n}. ")
-                scores = scorer(prompt, afforded, space.describer.done)
-                best = max(range(len(scores)), key=scores.__getitem__)
-                ranked = sorted(range(len(scores)), key=lambda i: -scores[i])[: cfg.top_k_trace]
-                names = [s.text for s in afforded] + [space.describer.done]
-                rec.event("llm_call", purpose=f"saycan step {n}", prompt=prompt if n == 1 else prompt[-160:],
-                          candidates=len(scores), continuations=[names[i] for i in ranked],
-                          logprobs=[scores[i] if math.isfinite(scores[i]) else None for i in ranked])
-                if best == len(afforded):
-                    said_done = True
-                    break
-                skill = afforded[best]
-                r = ex.apply(skill.step)
-                if not r.ok:  # cannot happen: afforded skills passed the same check
-                    raise GroundplanError(f"saycan: afforded skill '{skill.step}' failed: {r.reason}")
-                chosen.append(skill)
-            plan = tuple(s.step for s in chosen)
-            score = execute_and_score(pt, plan, task, rec)
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
-        ok = bool(score.success)
-        status = EpisodeStatus.SUCCESS if ok else EpisodeStatus.FAILURE
-        rec.event("result", success=ok, said_done=said_done, steps=len(plan))
-        error = None if ok else ("step bound reached without 'done'" if not said_done else "goal not reached")
-        return Episode(task.id, self.name, status.value, ok, plan=plan,
-                       metrics={**score.metrics(), "said_done": said_done, "skills": [s.text for s in chosen],
-                                "tool_calls": 0},
-                       usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                       error=error, seed=ctx.seed)
+    def _run(self, task: Task, ctx: RunContext, cfg: SayCanConfig, rec: EpisodeRecorder,
+             pt: Optional[PlanningTask]) -> Attempt:
+        assert pt is not None
+        limit = ctx.limits.plan_max_steps
+        max_steps = min(cfg.max_steps or limit, limit)
+        robot, persons = _robot_and_persons(pt)
+        space = SkillSpace(pt, robot, persons, (task.extras or {}).get("saycan_names"))
+        scorer = self.make_scorer(task, ctx, pt, rec.usage, cfg)
+        examples = "\n".join(render("example.txt", instruction=e.instruction, steps=e.render() + ".")
+                             for e in few_shot(task.instruction, cfg.examples))
+        ex = Executor(pt.domain, pt.problem)
+        chosen: list[Skill] = []
+        said_done = False
+        for n in range(1, max_steps + 1):
+            # "say" (the LLM's likelihood of each skill's description) x "can" (affordance:
+            # only skills whose preconditions hold now are offered), greedy
+            afforded = space.afforded(ex)
+            steps_text = numbered([s.text for s in chosen])
+            prompt = render("prompt.txt", examples=examples, instruction=task.instruction,
+                            steps=(steps_text + ", " if steps_text else "") + f"{n}. ")
+            scores = scorer(prompt, afforded, space.describer.done)
+            best = max(range(len(scores)), key=scores.__getitem__)
+            ranked = sorted(range(len(scores)), key=lambda i: -scores[i])[: cfg.top_k_trace]
+            names = [s.text for s in afforded] + [space.describer.done]
+            rec.event("llm_call", purpose=f"saycan step {n}", prompt=prompt if n == 1 else prompt[-160:],
+                      candidates=len(scores), continuations=[names[i] for i in ranked],
+                      logprobs=[scores[i] if math.isfinite(scores[i]) else None for i in ranked])
+            if best == len(afforded):
+                said_done = True
+                break
+            skill = afforded[best]
+            r = ex.apply(skill.step)
+            if not r.ok:  # cannot happen: afforded skills passed the same check
+                raise GroundplanError(f"saycan: afforded skill '{skill.step}' failed: {r.reason}")
+            chosen.append(skill)
+        plan = tuple(s.step for s in chosen)
+        return Attempt.to_execute(plan, metrics={"said_done": said_done, "skills": [s.text for s in chosen],
+                                                 "tool_calls": 0},
+                                  error=None if said_done else "step bound reached without 'done'",
+                                  result={"said_done": said_done, "steps": len(plan)})
 
 
 @register_method("saycan")
@@ -190,6 +165,7 @@ class SayCan(SayCanBase):
 @register_method("saycan_oracle")
 class SayCanOracle(SayCanBase):
     needs_llm = False
+    needs_planner = True
     needs_goal = True
     description = "SayCan's loop with an oracle scorer (the next step of a plan for the gold goal): no LLM"
 
