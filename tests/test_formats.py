@@ -184,7 +184,7 @@ def test_txt_scene_fact_errors_name_the_line(tmp_path):
     with pytest.raises(SceneError) as ei:
         build(p)
     assert str(ei.value) == (f"{p}:8: fact (onn coke0 counter0) uses predicate 'onn', unknown to skill set "
-                             "'household' (did you mean on?)")
+                             "'household' (did you mean on?); --lenient drops the fact with a warning")
 
 
 def test_mutated_files_give_one_line_errors_never_crashes(tmp_path):

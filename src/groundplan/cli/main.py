@@ -201,10 +201,14 @@ def pddl(scene: Path = typer.Option(..., "--scene"), skills: str = typer.Option(
          out_dir: Optional[Path] = typer.Option(None, "--out", help="write DIR/domain.pddl and DIR/problem.pddl "
                                                                    "instead of printing both")):
     """Print the PDDL domain and problem built from a skill set and a scene (or write them
-    to --out DIR); with --goal the problem has that goal, ready for a planner."""
+    to --out DIR, which needs --goal); with --goal the problem has that goal, ready for a planner."""
     from groundplan.pddl import check_goal, parse_goal, write_domain, write_problem
     from groundplan.sim.pipeline import build
 
+    if out_dir is not None and not goal:  # a PDDL problem without (:goal ...) is not valid PDDL
+        _fail("--out writes a problem for a planner, and a PDDL problem needs a goal: give --goal, e.g. "
+              "--goal 'and (inhand apple0 human0)' (without --out, the domain and the goal-less problem are "
+              "printed for reading)")
     task = build(scene, skillset=skills, oam_file=oam, strict=not lenient, oam_replace=oam_replace, infer=infer)
     problem = task.problem
     if goal:

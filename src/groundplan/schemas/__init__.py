@@ -1,5 +1,6 @@
 """The file formats' one source of truth: JSON Schemas shipped as package data
-(``scene``, ``skillset``, ``oam``, ``oam_json``). Loaders validate against them and report
+(``scene``, ``skillset``, ``oam``, ``oam_json``; ``episode``, the record groundplan writes).
+Loaders validate against them and report
 the first violation as one line ``file:line: message`` (with did-you-mean for a misspelt
 key); docs/formats.md is generated from them (``groundplan formats --markdown``)."""
 
@@ -17,7 +18,7 @@ import jsonschema
 from groundplan.errors import InputError, did_you_mean
 from groundplan.schemas.yaml_lines import EMPTY, LineMap, load_yaml
 
-SCHEMAS = ("scene", "skillset", "oam", "oam_json")
+SCHEMAS = ("scene", "skillset", "oam", "oam_json", "episode")
 #: the schemas' pattern of an object, class or location name
 NAME_PATTERN = "^[^\\s()?;\\u0080-\\uffff]+$"
 

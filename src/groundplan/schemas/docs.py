@@ -10,10 +10,48 @@ import yaml
 
 from groundplan.schemas import load_schema
 
-ORDER = ("scene", "skillset", "oam", "oam_json")
+ORDER = ("scene", "skillset", "oam", "oam_json", "episode")
 FILE_KIND = {"scene": "a scene (`--scene FILE.yaml`)", "skillset": "a skill set (`--skills FILE.yaml`)",
              "oam": "an object-affordance map (`--oam FILE.yaml`)",
-             "oam_json": "an object-affordance map (`--oam FILE.json`)"}
+             "oam_json": "an object-affordance map (`--oam FILE.json`)",
+             "episode": "an unverified run (`groundplan run --scene examples/scenes/kitchen.yaml \"bring me a coke\" "
+                        "--llm none --json`, trace left out)"}
+#: formats written as JSON (the others are YAML)
+JSON_FORMATS = ("oam_json", "episode")
+
+#: after the episode record's fields: how its status, success, error and exit code follow the
+#: verdict (groundplan.core.verdict.record_fields; tests/test_episode_record.py checks this table
+#: against the code)
+EPISODE_MAPPING = """
+**Status, success and error follow the verdict.** Each verdict gives one `status` (the
+method's own word where the verdict allows several), one `success` and one `error`, and
+`groundplan run` exits with one code:
+
+| verdict | `verdict_kind` | `status` | `success` | `error` | `reason` | exit code |
+|---|---|---|---|---|---|---|
+| `success` | `success` | `success` | `true` | `null` | `null` | 0 |
+| `goal holds (unverified)` | `goal holds (unverified)` | `unverified` | `false` | `null` | `null` | 0 |
+| `failure` | `failure` | `failure` (`invalid`: a malformed dataset row) | `false` | `null` | why | 1 |
+| `no plan` | `no plan` | `no_plan`, `unsolvable`, `timeout` | `false` | `null` | why | 1 |
+| `error: <reason>` | `error` | `error`, `crash` | `false` | the reason | the reason | 3 |
+| `error: refused: <why>` | `error` | `unsupported` | `false` | `refused: <why>` | `refused: <why>` | 2 |
+
+- `success` is true only when a check goal held after execution. An unverified run (no
+  `--check`, the method's own goal held) is not a failure: status `unverified`, exit 0, but
+  `success` false, since nothing the user wrote was checked (`metrics.checked` false,
+  `metrics.own_goal_held` true). A script that accepts unverified runs reads `verdict_kind`
+  or `status`; one that counts checked successes reads `success`.
+- `error` is null unless the run broke; why a run failed or found no plan is in `reason`.
+- Bad input (a missing scene file, a misspelt method, a check goal naming an unknown object)
+  is exit 2 and one line on stderr, with no record: no episode ran. A refusal and an endpoint
+  error are records too (`--json`, `--record`), beside their one line on stderr.
+- Records written before `reason` and `verdict_kind` existed had status `failure` and error
+  `goal not reached` for an unverified run; their `verdict` was already right, and
+  `Episode.from_json` reads them with the same verdict.
+- Benchmark result stores (`results.sqlite`) keep the method's own status and its reason in
+  the `error` column; every report and `groundplan serve` derive the verdict from them by the
+  same rule.
+"""
 
 HEADER = """# File formats
 
@@ -22,7 +60,9 @@ docs/formats.md`; do not edit by hand (a test checks this file matches the schem
 
 groundplan reads three kinds of files a user writes: **scenes**, **skill sets** and
 **object-affordance maps** (OAMs). Their one source of truth is the JSON Schemas shipped with the
-package (`groundplan formats --schema scene` prints one); this page is generated from them.
+package (`groundplan formats --schema scene` prints one); this page is generated from them. It
+also describes the one file groundplan writes for scripts to read: the **episode record**
+(`groundplan run --json`, `--record`; `groundplan formats --schema episode`).
 
 Loading checks everything groundplan can check before Fast Downward sees a task. A mistake is
 reported as exit code 2 and one line `file:line: message`, with a did-you-mean where a name is
@@ -140,8 +180,10 @@ def _section(name: str) -> list[str]:
     checks = s.get("x-checks", [])
     if checks:
         out += ["", "Loading also checks:", ""] + [f"- {c}" for c in checks]
+    if name == "episode":
+        out += EPISODE_MAPPING.rstrip("\n").split("\n")
     for ex in s.get("examples", []):
-        fmt = "json" if name == "oam_json" else "yaml"
+        fmt = "json" if name in JSON_FORMATS else "yaml"
         text = json.dumps(ex, indent=2) if fmt == "json" else yaml.safe_dump(ex, sort_keys=False, width=100,
                                                                               default_flow_style=None)
         out += ["", f"Example, {FILE_KIND[name]}:", "", f"```{fmt}", text.rstrip(), "```"]

@@ -60,6 +60,12 @@ def build_task(skillset: SkillSet, scene: Scene, oam: OAM | None = None, *, stri
     sc = scene.visible() if visible_only else scene
     warnings: list[str] = list(sc.warnings)
     oam, inference = _infer_unseen(skillset, sc, oam, infer, warnings)
+    if oam is not None:  # no hazard is drinkable or edible, whatever the map says (knowledge/hazards.py)
+        from groundplan.knowledge.hazards import veto_line, veto_oam
+
+        oam, vetoed = veto_oam(oam, {o.cls for o in sc.objects})
+        if vetoed:
+            warnings.append(veto_line(vetoed))
     parents: dict[str, set[str]] = {t: set(ps) for t, ps in skillset.types.items()}
     affs = set(affordance_names()) if skillset.affordance_types else set()
     for a in affs:
@@ -181,7 +187,30 @@ def _infer_unseen(skillset: SkillSet, sc: Scene, oam: OAM | None, infer: Any,
     extended, found = extend_for(oam, missing, inferrer, {c: frozenset(v) for c, v in evidence.items()})
     if found:
         warnings.append(summary_line(found, oam.name))
+    warnings.extend(_contradictions(sc, preds, found, affs))
     return extended, found
+
+
+def _contradictions(sc: Scene, preds: Mapping[str, Any], found: Mapping[str, Any], affs: set[str]) -> list[str]:
+    """``file:line: ...`` warnings for the scene facts that asked an inferred class for an
+    affordance contradicting what it is (``in drill0 workbench0``: a workbench is a table);
+    the inference did not take them as evidence (``Inference.contradicted``)."""
+    out = []
+    cls_of = {o.name: o.cls for o in sc.objects}
+    for f in sorted(sc.facts, key=lambda a: (a.predicate, a.args)):
+        p = preds.get(f.predicate)
+        if p is None or len(p.params) != len(f.args):
+            continue
+        for arg, param in zip(f.args, p.params):
+            inf = found.get(cls_of.get(arg, ""))
+            if inf is None or param.type not in getattr(inf, "contradicted", ()):
+                continue
+            why = dict(inf.withheld).get(param.type, "")
+            line = sc.line_of("fact", " ".join((f.predicate, *f.args)))
+            where = f"{sc.source}:{line}: " if sc.source and line else (f"{sc.source}: " if sc.source else "")
+            out.append(f"{where}fact {f.pddl()} would make {arg} {_a(param.type)}: {why}; not taken as evidence "
+                       f"(a typo? a fact '{f.predicate}' needs {_a(param.type)} as argument {p.params.index(param) + 1})")
+    return out
 
 
 def _pddl_name(name: str) -> str:
@@ -281,8 +310,9 @@ def _checked_facts(sc: Scene, skillset: SkillSet, domain: Domain, objects: dict[
             init.add(f)
             continue
         msg, drop = found
-        if strict:
-            raise SceneError(msg, file=sc.source, line=sc.line_of("fact", " ".join((f.predicate, *f.args))))
+        if strict:  # say how to load the scene anyway (many published scenes hold such facts)
+            hint = "--lenient drops the fact with a warning" if drop else "--lenient keeps the fact with a warning"
+            raise SceneError(f"{msg}; {hint}", file=sc.source, line=sc.line_of("fact", " ".join((f.predicate, *f.args))))
         warnings.append(msg + ("; dropped" if drop else ""))
         if not drop:
             init.add(f)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Optional
 
 from groundplan.core.task import Task
-from groundplan.core.verdict import Verdict, episode_verdict_kind, verdict, verdict_text
+from groundplan.core.verdict import Verdict, verdict_text
 from groundplan.errors import ConfigError, GroundplanError
 from groundplan.web.catalog import SceneCatalog, SceneRef
 from groundplan.web.config import PAGE_BACKENDS, ServeConfig
@@ -187,7 +187,7 @@ class JobRunner:
             except Exception as exc:  # noqa: BLE001 - one episode's crash must not stop the console
                 secret = job.request.api_key if job.request else None
                 msg = scrub(f"{type(exc).__name__}: {exc}", secret)
-                job.result = {"status": "crash", "success": False, "error": msg,
+                job.result = {"status": "crash", "success": False, "error": msg, "reason": msg,
                               "verdict": verdict_text("crash", False, None, msg), "verdict_kind": Verdict.ERROR.value}
                 job.add({"type": "end", **job.result})
                 job.state = "error"
@@ -267,7 +267,8 @@ class JobRunner:
                 ep = run_method(method, task, ctx)
         except GroundplanError as exc:
             msg = scrub(str(exc), req.api_key)
-            job.result = {"status": "error", "success": False, "error": msg, "wall_time": time.perf_counter() - t0,
+            job.result = {"status": "error", "success": False, "error": msg, "reason": msg,
+                          "wall_time": time.perf_counter() - t0,
                           "verdict": verdict_text("error", False, None, msg), "verdict_kind": Verdict.ERROR.value}
             job.add({"type": "end", **job.result})
             job.state = "error"
@@ -277,12 +278,14 @@ class JobRunner:
             if llm is not None and req.backend in ("openai", "scripted"):
                 llm.close()  # per-job clients; the embedded model stays loaded
         ep, judged_by = self._judge(ep, task, pt)
-        kind = episode_verdict_kind(ep)
-        success = kind is Verdict.SUCCESS  # only a check goal that held after execution
-        status = ep.status
+        # status, success (only a check goal that held after execution), error and reason as the
+        # episode record has them (docs/formats.md "Episode record")
+        rec = ep.record()
+        status, success = rec["status"], rec["success"]
         result = {"status": status, "method_status": ep.status, "success": success, "judged_by": judged_by,
-                  "verdict": verdict(ep), "verdict_kind": kind.value,
-                  "goal": ep.goal, "plan": list(ep.plan), "error": scrub(ep.error, req.api_key),
+                  "verdict": rec["verdict"], "verdict_kind": rec["verdict_kind"],
+                  "goal": ep.goal, "plan": list(ep.plan), "error": scrub(rec["error"], req.api_key),
+                  "reason": scrub(rec["reason"], req.api_key),
                   "wall_time": ep.wall_time, "usage": ep.usage.to_dict(),
                   "metrics": scrub(dict(ep.metrics), req.api_key)}
         if self.config.console_results is not None:

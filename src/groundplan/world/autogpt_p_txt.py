@@ -26,6 +26,8 @@ from groundplan.world.scene import Agent, Location, Scene, SceneObject
 SECTIONS = ("SCENE-DESCRIPTION", "OBJECTS", "RELATIONS", "LOCATIONS")
 AGENT_CLASSES = {"robot": "robot", "human": "human"}
 DEFAULT_COSTS = {"robot": 1.0, "human": 100.0}
+#: what a strict loading error says the user can do (``--lenient`` loads such a scene)
+LENIENT_HINT = "--lenient drops"
 
 
 def _obj(token: str, file: str, line: int) -> tuple[str, str]:
@@ -132,7 +134,8 @@ def parse_autogpt_p_scene(text: str, *, file: str = "<scene>", strict: bool = Tr
         if unknown:
             msg = f"relation '{pred} {' '.join(names)}' names unknown object '{unknown[0]}'{did_you_mean(unknown[0], objects)}"
             if strict:
-                raise SceneError(msg + " (not in OBJECTS)", file=file, line=lineno)
+                raise SceneError(msg + f" (not in OBJECTS; {LENIENT_HINT} the relation with a warning)", file=file,
+                                 line=lineno)
             warnings.append(f"{file}:{lineno}: {msg}; relation dropped")
             continue
         if pred == "at" and len(names) == 2 and names[0] in agent_names:
@@ -147,7 +150,8 @@ def parse_autogpt_p_scene(text: str, *, file: str = "<scene>", strict: bool = Tr
             if n not in objects:
                 msg = f"location '{lname}' lists unknown object '{n}'"
                 if strict:
-                    raise SceneError(msg + " (not in OBJECTS)", file=file, line=lineno)
+                    raise SceneError(msg + f" (not in OBJECTS; {LENIENT_HINT} it with a warning)", file=file,
+                                     line=lineno)
                 warnings.append(f"{file}:{lineno}: {msg}; dropped")
                 continue
             contents.append(n)
