@@ -4,23 +4,22 @@ the gold problem. See the package docstring."""
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-from groundplan.core.episode import EMPTY_USAGE
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import GroundplanError, PDDLSyntaxError
 from groundplan.methods.base import (
+    Attempt,
     Episode,
+    EpisodeRecorder,
     EpisodeStatus,
     Method,
     RunContext,
     TraceRecorder,
     failed_episode,
-    new_meter,
     register_method,
 )
 from groundplan.pddl.parser import PDDLTask, check_task
@@ -124,21 +123,18 @@ def task_planner(ctx: RunContext):
 
 
 def solve_and_judge(inputs: LLMPInputs, answer: str, task: Task, ctx: RunContext, rec: TraceRecorder, *,
-                    method: str, t0: float, usage=None, extra_metrics: Optional[dict[str, Any]] = None,
-                    planner=None) -> Episode:
+                    extra_metrics: Optional[dict[str, Any]] = None, planner=None) -> Attempt:
     """The rest of LLM+P once the LLM has answered: extract and check the problem, plan it
     with the domain (``planner``, default :func:`task_planner`), validate the plan on the
-    gold problem."""
+    gold problem (the outcome is judged here: the gold problem is the check)."""
     planner = planner if planner is not None else task_planner(ctx)
-    usage = usage if usage is not None else EMPTY_USAGE
     metrics: dict[str, Any] = {"checked": True, "problem_parsed": False, "planned": False, "valid_on_gold": False,
                                "gcr": 0.0, **(extra_metrics or {})}
 
     def done(status: EpisodeStatus, error: Optional[str], plan: tuple[str, ...] = (), goal: Optional[str] = None):
         ok = status == EpisodeStatus.SUCCESS
         rec.event("result", success=ok, status=status.value, error=error)
-        return Episode(task.id, method, status.value, ok, goal=goal, plan=plan, metrics=metrics, usage=usage,
-                       wall_time=time.perf_counter() - t0, trace=rec.freeze(), error=error, seed=ctx.seed)
+        return Attempt(goal=goal, plan=plan, status=status.value, success=ok, metrics=metrics, error=error)
 
     problem_text = extract_problem(answer)
     if problem_text is None:
@@ -201,34 +197,18 @@ class _LLMPBase(Method):
                    "example_problem_file)")
         return why
 
-    def _refusal(self, task: Task, ctx: RunContext) -> Optional[Episode]:
+    def refused(self, task: Task, ctx: RunContext) -> Optional[Episode]:
+        """The refusal in LLM+P's words for a task without its PDDL inputs."""
         if not (task.extras.get("domain_file") and task.extras.get("problem_file")):
             return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED,
                                   "LLM+P needs a PDDL domain and a gold problem (task extras domain_file and "
                                   "problem_file, as in the llmp dataset)", seed=ctx.seed)
-        if self.with_context and not task.extras.get("example_problem_file"):
-            return failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED,
-                                  "LLM+P needs an in-context example (extras example_nl_file and "
-                                  "example_problem_file)", seed=ctx.seed)
-        return None
+        return super().refused(task, ctx)
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        refused = self._refusal(task, ctx)
-        if refused is not None:
-            return refused
-        if self.needs_llm and ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)",
-                                  seed=ctx.seed)
-        rec = TraceRecorder()
-        meter = new_meter()
-        try:
-            inputs = task_inputs(task)
-            answer = self._answer(inputs, ctx, rec, meter)
-            return solve_and_judge(inputs, answer, task, ctx, rec, method=self.name, t0=t0, usage=meter.summary())
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+    def _run(self, task: Task, ctx: RunContext, cfg: LLMPConfig, rec: EpisodeRecorder, pt: None) -> Attempt:
+        inputs = task_inputs(task)
+        answer = self._answer(inputs, ctx, rec, rec.usage)
+        return solve_and_judge(inputs, answer, task, ctx, rec)
 
     def _max_tokens(self, inputs: LLMPInputs, cfg: dict) -> int:
         """The answer budget: configured, else about 1.5x the tokens of the domain's example
