@@ -49,10 +49,28 @@ class Inference:
     source: str  # head / embedding / llm-<strategy> / evidence
     neighbours: tuple[tuple[str, float], ...] = ()  # (known class, similarity)
     evidence: tuple[str, ...] = ()  # affordances the scene's facts require
+    #: (affordance, confidence in [0, 1]) for each given affordance (see ``CONFIDENCE``)
+    confidence: tuple[tuple[str, float], ...] = ()
+    #: (affordance, why) for each affordance considered and not given: a hazard veto, a
+    #: dictionary that says otherwise, a confidence below ``LOW_CONFIDENCE``
+    withheld: tuple[tuple[str, str], ...] = ()
+    #: affordances the scene's facts asked for that contradict what the class is (``in drill0
+    #: workbench0``: a workbench is a table, not a container); not given; the builder warns
+    contradicted: tuple[str, ...] = ()
+
+    def confidence_of(self, affordance: str) -> float:
+        """The confidence of a given affordance (0.0 when it is not given)."""
+        return dict(self.confidence).get(affordance, 0.0)
+
+    def trusted(self, threshold: float = 0.5) -> tuple[str, ...]:
+        """The given affordances whose confidence reaches ``threshold``."""
+        return tuple(a for a in self.affordances if self.confidence_of(a) >= threshold)
 
     def to_dict(self) -> dict[str, Any]:
         return {"class": self.cls, "affordances": list(self.affordances), "source": self.source,
-                "neighbours": [[c, round(s, 3)] for c, s in self.neighbours], "evidence": list(self.evidence)}
+                "neighbours": [[c, round(s, 3)] for c, s in self.neighbours], "evidence": list(self.evidence),
+                "confidence": {a: round(c, 3) for a, c in self.confidence},
+                "withheld": [[a, why] for a, why in self.withheld], "contradicted": list(self.contradicted)}
 
 
 class AffordanceInferrer(Protocol):
@@ -133,6 +151,10 @@ def role_head(cls: str) -> Optional[str]:
     for form in singular_forms(ws[-1]):
         if form in roles:
             return form
+    for form in singular_forms(ws[-1]):  # a closed compound ending in a role of things that stay where
+        for n in range(3, len(form) - 2):  # they are: a bathtub is a tub, a nightstand a stand
+            if form[n:] in roles and "carry" not in roles[form[n:]]:
+                return form[n:]
     return None
 
 
@@ -207,15 +229,182 @@ def ingestion_checked(cls: str, affs: Iterable[str]) -> tuple[set[str], tuple[st
     return out - set(withheld), tuple(withheld)
 
 
-def _finish(cls: str, affs: Iterable[str], source: str, known: OAM, evidence: Mapping[str, frozenset[str]],
-            rules: Sequence[tuple[str, str]], neighbours: tuple[tuple[str, float], ...] = ()) -> Inference:
-    ev = evidence.get(cls, frozenset())
-    final = close_under(set(affs) | ev, rules)
-    if not source.startswith("head:"):  # a known head class decides for itself ("ginger_beer" -> beer)
-        final, withheld = ingestion_checked(cls, final)
-        if withheld:
-            source += f" ({', '.join(withheld)} withheld: no food or drink sense in WordNet)"
-    return Inference(cls, tuple(sorted(final)), source, neighbours, tuple(sorted(ev)))
+#: the confidence of an affordance by where it came from (an embedding vote: its share of the votes)
+CONFIDENCE: Mapping[str, float] = {"evidence": 1.0, "head": 0.9, "role": 0.85, "wordnet": 0.7, "llm": 0.6}
+#: below this, an inferred consumption or container affordance is withheld from the map: no
+#: goal meets a need with it and nothing is put in it (``Inference.withheld`` says so)
+LOW_CONFIDENCE = 0.5
+CONSUMPTION = frozenset({"drink", "drinkable", "consumable"})
+CONTAINERS = frozenset({"contain", "liquid-contain", "enclosed-contain"})
+#: WordNet words whose hyponyms are designed to drink from (a cup, a wineglass, a vacuum flask,
+#: a feeding bottle); a bottle or jug in general is not
+_DRINK_VESSELS = frozenset({"cup", "drinking_glass", "drinking_vessel", "flask", "mug", "tumbler", "goblet",
+                            "feeding_bottle", "water_bottle", "canteen"})
+#: WordNet words that make a thing a container (a car is a wheeled vehicle, "a container for
+#: transporting things or people"), and kinds that neither make nor unmake one (a dresser or a
+#: desk may have drawers)
+_CONTAINER_WORDS = frozenset({"container", "receptacle", "vessel", "bag", "box", "case", "chest", "cabinet",
+                              "drawer", "compartment", "basket", "storage_space"})
+_NEUTRAL_WORDS = frozenset({"furniture", "structure", "fixture", "area", "room", "facility", "enclosure",
+                            "vehicle", "equipment", "system"})
+#: WordNet words of things a person picks up and carries (hand tools, utensils, toys, clothing,
+#: food, dressings, writing implements)
+#: WordNet words of things that cut (else an inferred ``cut`` is dropped: a drill, a screwdriver)
+_CUTTING_WORDS = frozenset({"cutting_implement", "edge_tool", "cutter", "saw", "blade", "razor", "knife", "scissors",
+                            "shears"})
+#: WordNet words of vessels one pours from (else an inferred ``pour`` is dropped: a lamp, goggles)
+_POURING_WORDS = frozenset({"vessel", "bottle", "jar", "jug", "pitcher", "pot", "can", "cup", "drinking_glass",
+                            "container", "ladle", "dipper"})
+#: WordNet words of things no one picks up and carries (else an inferred ``carry`` is dropped)
+_FIXED_WORDS = frozenset({"vehicle", "furniture", "home_appliance", "appliance"})
+_PORTABLE_WORDS = frozenset({"hand_tool", "kitchen_utensil", "cutlery", "tableware", "crockery", "writing_implement",
+                             "plaything", "garment", "clothing", "footwear", "headdress", "dressing", "toiletry",
+                             "solid_food", "edible_fruit", "baked_goods", "publication"})
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """A class's first physical WordNet sense: the lemma read, its synonyms and hypernym words
+    (nearest first), and its gloss."""
+    lemma: str
+    words: tuple[str, ...]
+    gloss: str
+
+    def has(self, table: frozenset[str]) -> bool:
+        return any(w in table for w in (self.lemma, *self.words))
+
+    def first(self) -> str:
+        return next((w for w in self.words if w != self.lemma), self.lemma)
+
+
+@lru_cache(maxsize=4096)
+def _kind(cls: str) -> Optional[_Kind]:
+    from groundplan.knowledge.wordnet import WordNet
+
+    try:
+        wn = WordNet.load()
+    except ConfigError:
+        return None
+    if wn is None:
+        return None
+    hit = wn._physical("_".join(words(cls)))
+    if hit is None:
+        return None
+    return _Kind(hit[0], tuple(wn.broader("_".join(words(cls)), depth=8)), hit[2].gloss)
+
+
+def _is_container(kind: Optional[_Kind]) -> Optional[bool]:
+    """True / False when WordNet says the class is / is not a container; None when it cannot tell."""
+    if kind is None:
+        return None
+    if kind.has(_CONTAINER_WORDS):
+        return True
+    if kind.has(_NEUTRAL_WORDS) or re.search(r"\b(drawers?|compartments?|storage)\b", kind.gloss):
+        return None
+    return False
+
+
+def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, kind: Optional[_Kind]) -> Optional[str]:
+    """Why the class is known not to be a container (a scene fact putting something in it is
+    then a contradiction), or None: a known head class or role lacking ``contain`` (a
+    ``coffee_table``), or a WordNet sense under a known class without it (a workbench is a
+    table)."""
+    if "contain" in affs:
+        return None
+    if source.startswith(("head:", "role:")):
+        return f"a {source.split(':', 1)[1]}"
+    if kind is None:
+        return None
+    for w in kind.words:
+        if w in known and "contain" not in known.affordances(w):
+            return f"a {w} by WordNet"
+        if w in known:
+            return None
+    return None  # (no known class above it: a toothbrush holder is a "device", yet holds toothbrushes)
+
+
+def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, known: OAM,
+            evidence: Mapping[str, frozenset[str]], rules: Sequence[tuple[str, str]],
+            neighbours: tuple[tuple[str, float], ...] = ()) -> Inference:
+    """The inferrer's answer made safe: scene evidence added unless it contradicts what the
+    class is, the map's implications, WordNet's word on consumption and containers, the
+    hazard vetoes, and each affordance's confidence (``affs``: affordances, or affordance ->
+    confidence)."""
+    from groundplan.knowledge.hazards import VETOED, hazard_of
+
+    kind_of = source.split(":", 1)[0].split(" ", 1)[0]
+    default = CONFIDENCE.get("llm" if kind_of.startswith("llm") else kind_of, 0.5)
+    conf: dict[str, float] = dict(affs) if isinstance(affs, Mapping) else dict.fromkeys(affs, default)
+    withheld: list[tuple[str, str]] = []
+    decided = source.startswith("head:")  # a known head class decides for itself ("ginger_beer" -> beer)
+    kind = None if decided else _kind(cls)
+    if not decided and not source.startswith("role:") and kind is not None:
+        above = next((w for w in kind.words if w in known), None)  # WordNet: a workbench is a table
+        if above is not None:
+            for a in known.affordances(above):
+                conf.setdefault(a, CONFIDENCE["wordnet"])
+        if _is_container(kind) and "contain" not in conf:  # WordNet: an envelope is a container
+            conf["contain"] = CONFIDENCE["wordnet"]
+        if kind.has(_PORTABLE_WORDS) and "carry" not in conf:  # a hand tool, a toy, a garment is carried
+            conf.update({"carry": CONFIDENCE["wordnet"], "grasp": conf.get("grasp", CONFIDENCE["wordnet"])})
+    ev = set(evidence.get(cls, frozenset()))
+    why_not = _not_a_container(cls, source, frozenset(conf), known, kind) if ev & CONTAINERS else None
+    contradicted = tuple(sorted(a for a in ev & CONTAINERS if a not in conf)) if why_not else ()
+    for a in contradicted:
+        ev.discard(a)
+        withheld.append((a, f"a scene fact asks for it, but {cls} is {why_not}"))
+    for a in ev:
+        conf[a] = 1.0
+    changed = True  # the map's implications: b as sure as the surest a -> b
+    while changed:
+        changed = False
+        for a, b in rules:
+            if a in conf and conf[a] > conf.get(b, -1.0):
+                conf[b] = conf[a]
+                changed = True
+    if not decided:
+        kept, gone = ingestion_checked(cls, conf)
+        for a in gone:
+            withheld.append((a, "no food or drink sense in WordNet"))
+            conf.pop(a, None)
+        if gone:
+            source += f" ({', '.join(gone)} withheld: no food or drink sense in WordNet)"
+        if "drink" in conf and "drink" not in ev and kind is not None and not kind.has(_DRINK_VESSELS):
+            withheld.append(("drink", f"WordNet: a {kind.first()}, not made to drink from"))
+            conf.pop("drink")
+        if kind is not None:
+            hz = hazard_of(cls)
+            checks = (("cut", _CUTTING_WORDS, "does not cut", hz is not None and "sharp" in hz.kinds),
+                      ("pour", _POURING_WORDS, "not a vessel to pour from", False),
+                      ("precise-pour", _POURING_WORDS, "not a vessel to pour from", False))
+            for a, table, what, keep in checks:
+                if a in conf and a not in ev and not keep and (not kind.has(table) or kind.has(frozenset({"vehicle"}))):
+                    withheld.append((a, f"WordNet: a {kind.first()}, {what}"))
+                    conf.pop(a)
+            for a in ("carry", "grasp"):
+                if a in conf and a not in ev and kind.has(_FIXED_WORDS) and kind.lemma == "_".join(words(cls)):
+                    # (the whole name only: a toy car is no vehicle, a hair dryer no clothes dryer)
+                    withheld.append((a, f"WordNet: a {kind.first()}, not carried"))
+                    conf.pop(a)
+        if kind is not None and _is_container(kind) is True:
+            for a in CONTAINERS & set(conf):
+                conf[a] = max(conf[a], 0.8)
+        elif kind is not None and _is_container(kind) is False:
+            for a in sorted(CONTAINERS & set(conf) - ev):
+                withheld.append((a, f"WordNet: a {kind.first()}, not a container"))
+                conf.pop(a)
+    hz = hazard_of(cls, conf)
+    if hz is not None:
+        for a in sorted(VETOED & set(conf)):
+            withheld.append((a, f"{cls} is {hz.describe()}"))
+            conf.pop(a)
+    for a in sorted((CONSUMPTION | CONTAINERS) & set(conf)):
+        if conf[a] < LOW_CONFIDENCE - 1e-9:
+            withheld.append((a, f"confidence {conf[a]:.2f} below {LOW_CONFIDENCE}"))
+            conf.pop(a)
+    final = tuple(sorted(conf))
+    return Inference(cls, final, source, neighbours, tuple(sorted(evidence.get(cls, frozenset()))),
+                     tuple((a, round(conf[a], 4)) for a in final), tuple(withheld), contradicted)
 
 
 # --------------------------------------------------------------------------- inferrers
@@ -295,15 +484,19 @@ class EmbeddingInferrer:
         return out
 
     def vote(self, nbrs: Sequence[tuple[str, float]], known: OAM) -> set[str]:
+        return set(self.vote_shares(nbrs, known))
+
+    def vote_shares(self, nbrs: Sequence[tuple[str, float]], known: OAM) -> dict[str, float]:
+        """The affordances given, each with its share of the weighted votes (its confidence)."""
         weights = {c: max(s, 0.0) ** self.power for c, s in nbrs}
         total = sum(weights.values())
         if total <= 0:
-            return set()
+            return {}
         score: dict[str, float] = {}
         for c, w in weights.items():
             for a in known.affordances(c):
                 score[a] = score.get(a, 0.0) + w
-        return {a for a, s in score.items() if s / total >= self.threshold - 1e-9}
+        return {a: s / total for a, s in score.items() if s / total >= self.threshold - 1e-9}
 
     def explain(self, classes: Iterable[str], known: OAM,
                 evidence: Mapping[str, frozenset[str]] | None = None) -> dict[str, Inference]:
@@ -321,7 +514,7 @@ class EmbeddingInferrer:
                 rest.append(c)
         for c, nb in zip(rest, self.neighbours(rest, known)):
             if nb and nb[0][1] >= self.min_similarity - 1e-9:
-                out[c] = _finish(c, self.vote(nb, known), "embedding", known, ev, rules, tuple(nb))
+                out[c] = _finish(c, self.vote_shares(nb, known), "embedding", known, ev, rules, tuple(nb))
             else:  # nothing known is close enough: the scene's evidence alone
                 out[c] = _finish(c, (), "evidence (no known class within "
                                  f"{self.min_similarity:g})", known, ev, rules, tuple(nb))
@@ -472,6 +665,6 @@ def summary_line(found: Mapping[str, Inference], oam_name: str) -> str:
             f"lacks: " + "; ".join(parts))
 
 
-__all__ = ["Embedder", "Inference", "AffordanceInferrer", "EmbeddingInferrer", "LexicalInferrer", "LLMInferrer",
+__all__ = ["CONFIDENCE", "LOW_CONFIDENCE", "CONSUMPTION", "CONTAINERS", "Embedder", "Inference", "AffordanceInferrer", "EmbeddingInferrer", "LexicalInferrer", "LLMInferrer",
            "DEFAULT_PARAMS", "register_inferrer", "get_inferrer", "default_inferrer", "inferrer_names", "extend_for",
            "summary_line", "head_class", "role_head", "role_heads", "singular_forms", "implications", "close_under", "words"]
