@@ -117,8 +117,17 @@ def code_identity() -> dict:
             "sha256": code_hashes()}
 
 
-def read_rows(path: Path = GOLDEN) -> list[dict]:
-    """The rows of a golden file; a last line cut short by a killed run is ignored."""
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def read_rows(path: Path | None = None) -> list[dict]:
+    """The rows of a golden file (default the golden file); a last line cut short by a killed
+    run is ignored."""
+    path = path or GOLDEN
     if not path.is_file():
         return []
     rows = []
@@ -228,7 +237,7 @@ def compare(sets: list[str], method: str, config: dict, threads: int, limit: int
         before[(r["set"], r["task"])] = r
     runner = Runner(method, config, threads)
     lines = ["# goalsearch golden comparison", "",
-             f"Golden: {GOLDEN.relative_to(ROOT)} (code {json.loads(META.read_text()).get('code_commit', '?')[:10]}); "
+             f"Golden: {_rel(GOLDEN)} (code {json.loads(META.read_text()).get('code_commit', '?')[:10]}); "
              f"now: {method} {json.dumps(config)} at {_git('rev-parse', '--short', 'HEAD')}.", "",
              "| set | frozen | compared | first goal changed | success before | success after |",
              "|---|---|---|---|---|---|"]
@@ -346,7 +355,7 @@ def abstain_baseline(path: Path = ABSTAIN_FILE, limit: int | None = None, out: P
     for r in ref:
         verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
     lines = ["# Absent-object requests: today's goalsearch (baseline)", "",
-             f"Set: `{path.relative_to(ROOT)}` ({len(ref)} requests to refuse, {len(ctl)} controls). Code: "
+             f"Set: `{_rel(path)}` ({len(ref)} requests to refuse, {len(ctl)} controls). Code: "
              f"{_git('rev-parse', '--short', 'HEAD')}, goalsearch as shipped. Command: "
              "`.venv/bin/python benchmarks/goalsearch_golden.py abstain baseline`.", "",
              f"- refusals on the requests to refuse: {pct(n_ref, len(ref))}",
@@ -415,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --config: {exc}", file=sys.stderr)
         return 2
     if not GOLDEN.is_file() or not META.is_file():
-        print(f"error: no golden file {GOLDEN.relative_to(ROOT)} (run `freeze` first)", file=sys.stderr)
+        print(f"error: no golden file {_rel(GOLDEN)} (run `freeze` first)", file=sys.stderr)
         return 2
     try:
         from groundplan.methods import get_method
