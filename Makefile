@@ -97,3 +97,10 @@ lint: install
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info
+
+# Do two COWP results files agree trial by trial (outcome and executed plan)? The check behind
+# merging the runs of benchmarks/results/cowp/ (same_runs.md).
+# `make bench-cowp-same-runs NEW=results/cowp_v2.sqlite OLD=results/cowp_prev.sqlite`
+.PHONY: bench-cowp-same-runs
+bench-cowp-same-runs: install
+	$(BIN)/python benchmarks/cowp_same_runs.py $(NEW) $(OLD)

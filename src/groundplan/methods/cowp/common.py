@@ -4,16 +4,14 @@ COWP's action sentences, LLM calls with their trace, yes/no parsing, and the epi
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Sequence
 
 from groundplan.core.config import NoSettings
 from groundplan.core.task import Task
-from groundplan.errors import GroundplanError
 from groundplan.llm.errors import LLMUnsupportedError
 from groundplan.llm.types import UsageMeter
-from groundplan.methods.base import Episode, EpisodeStatus, Method, RunContext, TraceRecorder, failed_episode
+from groundplan.methods.base import Attempt, EpisodeRecorder, EpisodeStatus, Method, RunContext, TraceRecorder
 from groundplan.prompts.cowp import actions_data
 
 from .spec import nl_word
@@ -112,9 +110,10 @@ def start(task: Task, ctx: RunContext) -> tuple[Trial, SituationWorld]:
     return trial, world
 
 
-def finish(task: Task, method: str, ctx: RunContext, world: SituationWorld, rec: TraceRecorder, meter: UsageMeter,
-           t0: float, *, plan: Sequence[str] = (), status: Optional[EpisodeStatus] = None,
-           error: Optional[str] = None, metrics: Optional[dict[str, Any]] = None) -> Episode:
+def finish(world: SituationWorld, rec: TraceRecorder, meter: UsageMeter, *, plan: Sequence[str] = (),
+           status: Optional[EpisodeStatus] = None, error: Optional[str] = None,
+           metrics: Optional[dict[str, Any]] = None) -> Attempt:
+    """The judged outcome: the goal test in the true (hidden) world decides success."""
     ok = world.goal_holds()
     st = EpisodeStatus.SUCCESS if ok else (status if status not in (None, EpisodeStatus.SUCCESS)
                                            else EpisodeStatus.FAILURE)
@@ -128,9 +127,8 @@ def finish(task: Task, method: str, ctx: RunContext, world: SituationWorld, rec:
     a = world.active
     rec.event("result", success=ok, situation=a.situation.text if a else None,
               handled=(ok if a else None), solvable=a.solvable if a else None)
-    return Episode(task.id, method, st.value, ok, goal=world.trial.spec.goal_text, plan=tuple(world.executed),
-                   metrics=m, usage=usage, wall_time=time.perf_counter() - t0, trace=rec.freeze(),
-                   error=None if ok else error, seed=ctx.seed)
+    return Attempt(goal=world.trial.spec.goal_text, plan=tuple(world.executed), status=st.value, success=ok,
+                   metrics=m, error=None if ok else error)
 
 
 @dataclass
@@ -145,11 +143,12 @@ class Ending:
 
 
 class CowpFamilyMethod(Method):
-    """What the COWP-family methods share around their own loop (``attempt``): the trace and
-    usage meter, the trial and its hidden world, a typed input error as an ``error``
-    episode, and the judged episode at the end."""
+    """What the COWP-family methods share around their own loop (``attempt``, each paper's
+    algorithm): the trial and its hidden world, and the judged outcome at the end (the
+    template's ``_run``); the trace, usage meter and error episodes come from ``Method.run``."""
 
     needs_planner: ClassVar[bool] = False
+    trace_types: ClassVar[tuple[str, ...]] = EXTRA_EVENTS
     config_class: ClassVar[Optional[type]] = NoSettings
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.cowp"
     skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"dining"})
@@ -161,20 +160,10 @@ class CowpFamilyMethod(Method):
                 meter: UsageMeter) -> Ending:
         raise NotImplementedError
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=EXTRA_EVENTS)
-        meter = UsageMeter()
-        if self.needs_planner and ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        try:
-            trial, world = start(task, ctx)
-            end = self.attempt(task, ctx, trial, world, rec, meter)
-        except GroundplanError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
-        return finish(task, self.name, ctx, world, rec, meter, t0, plan=end.plan, status=end.status, error=end.error,
-                      metrics=end.metrics)
+    def _run(self, task: Task, ctx: RunContext, cfg: Any, rec: EpisodeRecorder, pt: None) -> Attempt:
+        trial, world = start(task, ctx)
+        end = self.attempt(task, ctx, trial, world, rec, rec.usage)
+        return finish(world, rec, rec.usage, plan=end.plan, status=end.status, error=end.error, metrics=end.metrics)
 
 
 def words_in(text: str, word: str) -> bool:
