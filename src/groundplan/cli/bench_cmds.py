@@ -319,7 +319,7 @@ def show_cmd(
         _fail(_one_line(exc))
         return
     if as_json:
-        out.print(json.dumps(sel.to_json(), indent=1), highlight=False, markup=False, soft_wrap=True)
+        typer.echo(json.dumps(sel.to_json(), indent=1))  # verbatim, however long the traces
         return
     info = sel.run
     c = sel.counts
