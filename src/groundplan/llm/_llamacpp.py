@@ -5,18 +5,68 @@ threads spin, which makes inference several times slower whenever another proces
 core (a planner, a test run). A passive wait policy costs little when the machine is idle.
 It must be set before the library loads; a value the user set is kept.
 
-Models load without llama.cpp's extra weight buffer types (``use_extra_bufts``: weight
-repacking for AMX and the like). On a CPU that reports AMX but whose kernel or hypervisor has
-not enabled it ("AMX is not ready to be used!"), the AMX path crashes the process with a
-segmentation fault on the first batch of more than one token; SmolLM2-135M gains nothing
-measurable from repacking. ``GROUNDPLAN_LLAMA_EXTRA_BUFTS=1`` keeps them."""
+Weight repacking (llama.cpp's extra buffer types, ``use_extra_bufts``: weights laid out for
+the CPU's wide instructions, AMX where present) stays on, except on a CPU that reports AMX
+which the kernel does not let this process use: there the AMX path crashes the process with
+a segmentation fault on the first batch of more than one token ("AMX is not ready to be
+used!"). That case is detected (``extra_bufts_safe``): the ``amx_tile`` flag in
+/proc/cpuinfo, and the permission request for AMX tile data (``arch_prctl(ARCH_REQ_XCOMP_PERM,
+XFEATURE_XTILEDATA)``, the request llama.cpp makes) refused. ``GROUNDPLAN_LLAMA_EXTRA_BUFTS``
+= 1 / 0 forces repacking on / off."""
 
 from __future__ import annotations
 
 import os
+import platform
+from functools import lru_cache
 from typing import Any
 
 from groundplan.llm.errors import LLMConfigError
+
+EXTRA_BUFTS_ENV = "GROUNDPLAN_LLAMA_EXTRA_BUFTS"
+
+_SYS_ARCH_PRCTL = 158  # x86_64
+_ARCH_REQ_XCOMP_PERM = 0x1023
+_XFEATURE_XTILEDATA = 18
+
+
+def cpu_flags(path: str = "/proc/cpuinfo") -> frozenset[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def _amx_permitted() -> bool:
+    """Ask the kernel for AMX tile data in this process (what llama.cpp asks before using AMX)."""
+    if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.syscall(_SYS_ARCH_PRCTL, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+@lru_cache(maxsize=1)
+def extra_bufts_safe() -> bool:
+    """False only on a CPU that reports AMX (``amx_tile``) which this process may not use."""
+    if "amx_tile" not in cpu_flags():
+        return True
+    return _amx_permitted()
+
+
+def extra_bufts_enabled() -> bool:
+    forced = os.environ.get(EXTRA_BUFTS_ENV)
+    if forced in ("0", "1"):
+        return forced == "1"
+    return extra_bufts_safe()
 
 
 def import_llama_cpp() -> Any:
@@ -26,7 +76,7 @@ def import_llama_cpp() -> Any:
     except ImportError:
         raise LLMConfigError("the embedded backend needs llama-cpp-python "
                              "(pip install 'groundplan[embedded]')") from None
-    if os.environ.get("GROUNDPLAN_LLAMA_EXTRA_BUFTS") != "1":
+    if not extra_bufts_enabled():
         _without_extra_bufts(llama_cpp)
     return llama_cpp
 

@@ -1,8 +1,8 @@
 """``python -m groundplan.llm._serve_llama ARGS``: llama-cpp-python's OpenAI-compatible server
 (``python -m llama_cpp.server ARGS``) with the settings groundplan's embedded backend uses
-(groundplan.llm._llamacpp): a passive OpenMP wait policy and no extra weight buffer types.
-Without the latter, a CPU that reports AMX which the kernel has not enabled crashes the
-server with a segmentation fault on its first chat completion."""
+(groundplan.llm._llamacpp): a passive OpenMP wait policy, and weight repacking (extra buffer
+types) off only where it is unsafe: a CPU that reports AMX which the kernel has not enabled
+crashes the server with a segmentation fault on its first chat completion."""
 
 from __future__ import annotations
 

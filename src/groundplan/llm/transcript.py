@@ -27,7 +27,15 @@ from typing import Any, Iterable, Iterator, Mapping, Optional
 
 from groundplan.llm.base import LLM, Backend, Wrapper
 from groundplan.llm.errors import LLMConfigError, LLMError, ReplayMissError
-from groundplan.llm.types import ChatRequest, Completion, Request, ScoreRequest, ScoreResult, canonical_json, sha256
+from groundplan.llm.types import (
+    ChatRequest,
+    Completion,
+    Request,
+    ScoreRequest,
+    ScoreResult,
+    canonical_json,
+    sha256,
+)
 
 TRANSCRIPT_VERSION = 1
 
