@@ -49,10 +49,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import small_model_heldout as H  # noqa: E402
-import unseen_classes as U  # noqa: E402
+import small_model_heldout as H  # sibling scripts: benchmarks/ is sys.path[0] when run as a script
+import unseen_classes as U
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "goalsearch_golden"
