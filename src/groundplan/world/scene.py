@@ -48,6 +48,9 @@ class Agent:
     cost: float = 1.0
     hands: int = 1
     capabilities: Optional[tuple[str, ...]] = None  # None: the skill set's default for this kind
+    #: a small child (scene YAML ``child: true`` on a human, or ``kind: child``): the safety
+    #: check (core/safety.py) refuses to give it any hazard
+    child: bool = False
 
 
 @dataclass(frozen=True)

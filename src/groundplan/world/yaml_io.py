@@ -74,9 +74,13 @@ def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, d
     for i, item in enumerate(data.get("agents") or []):
         name = item["name"]
         kind = item.get("kind", class_of(name))
+        child = kind == "child" or item.get("child") is True  # a child is a human the safety check guards
+        kind = "human" if kind == "child" else kind
         if kind not in ("robot", "human"):
-            raise err(f"agent '{name}' has kind '{kind}', expected robot or human (give kind: robot or kind: human)",
-                      "agents", i)
+            raise err(f"agent '{name}' has kind '{kind}', expected robot, human or child (give kind: robot, "
+                      "kind: human or kind: child)", "agents", i)
+        if child and kind != "human":
+            raise err(f"agent '{name}' is a robot marked child: true (only a human can be a child)", "agents", i, "child")
         if name in names or any(a.name == name for a in agents):
             raise err(f"agent '{name}' has the name of another {'object' if name in names else 'agent'}",
                       "agents", i, "name")
@@ -84,7 +88,7 @@ def parse_yaml_scene(text: str, *, file: str = "<scene>", strict: bool = True, d
         agents.append(Agent(name=name, kind=kind, location=item.get("at"),
                             cost=float(item.get("cost", 1.0 if kind == "robot" else 100.0)),
                             hands=int(item.get("hands", 1)),
-                            capabilities=tuple(caps) if caps is not None else None))
+                            capabilities=tuple(caps) if caps is not None else None, child=child))
         lines[f"agent:{name}"] = lm.line(("agents", i)) or 0
     agent_names = {a.name for a in agents}
     known = names | agent_names
@@ -165,6 +169,8 @@ def scene_to_dict(scene: Scene) -> dict[str, Any]:
             d["hands"] = a.hands
         if a.capabilities is not None:
             d["capabilities"] = list(a.capabilities)
+        if a.child:
+            d["child"] = True
         out["agents"].append(d)
     out["locations"] = {loc.name: list(loc.contents) for loc in scene.locations}
     out["facts"] = sorted(" ".join((f.predicate, *f.args)) for f in scene.facts if f not in agent_facts)
