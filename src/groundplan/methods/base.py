@@ -141,7 +141,8 @@ class Method:
         """One episode, the same steps for every method (do not override; implement ``_run``):
 
         1. refusal: ``supports`` (an ``unsupported`` episode);
-        2. ``configure``: the frozen configuration (a bad setting raises ``ConfigError``);
+        2. ``configure``: the frozen configuration (a bad setting is an ``error`` episode; the
+           bench runner refuses it before any episode runs);
         3. the run context: an LLM (``needs_llm_for``) and a planner (``needs_planner``), else
            an ``error`` episode;
         4. ``build``: the PlanningTask, when the method wants one (``builds_task``);
@@ -152,7 +153,7 @@ class Method:
            execution and scoring on the check goal (``execute_and_score``), unless the hook
            judged the outcome itself;
         8. the ``Episode``: wall time, usage, trace, seed, metrics ``model`` (the context's
-           LLM) and ``prompt_hash``; a ``GroundplanError`` anywhere in 4-7 is an ``error``
+           LLM) and ``prompt_hash``; a ``GroundplanError`` anywhere in 2-7 is an ``error``
            episode with the trace so far;
         9. verdict fields (``checked``, ``own_goal_held``: ``core.verdict.with_checks``).
         """
@@ -160,16 +161,13 @@ class Method:
         refused = self.refused(task, ctx)
         if refused is not None:
             return refused
-        cfg = self.configure(ctx.config)
-        if self.needs_llm_for(cfg) and ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no LLM in the run context (--llm)",
-                                  seed=ctx.seed)
-        if self.needs_planner and ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context",
-                                  seed=ctx.seed)
         rec = EpisodeRecorder(extra_types=self.trace_types)
         pt = None
         try:
+            cfg = self.configure(ctx.config)
+            missing = self._missing(ctx, cfg)
+            if missing is not None:
+                return failed_episode(task, self.name, EpisodeStatus.ERROR, missing, seed=ctx.seed)
             pt = self.build(task, cfg)
             attempt = self._run(task, ctx, cfg, rec, pt)
             ep = self._conclude(task, ctx, attempt, rec, pt)
@@ -183,6 +181,13 @@ class Method:
         ep = replace(ep, metrics=metrics, usage=rec.usage.summary(), wall_time=time.perf_counter() - t0,
                      trace=rec.freeze(), seed=ctx.seed)
         return with_checks(ep, task, pt)
+
+    def _missing(self, ctx: RunContext, cfg: Any) -> Optional[str]:
+        if self.needs_llm_for(cfg) and ctx.llm is None:
+            return "no LLM in the run context (--llm)"
+        if self.needs_planner and ctx.planner is None:
+            return "no planner in the run context"
+        return None
 
     def build(self, task: "Task", cfg: Any) -> Optional["PlanningTask"]:
         """The hook's planning task: scene + skill set (+ the task's map) -> domain + problem,

@@ -30,23 +30,19 @@ under the grammar).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping, Optional
 
 from groundplan.core.config import config_from
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
-from groundplan.errors import ConfigError, GroundplanError
-from groundplan.llm.errors import LLMError
-from groundplan.llm.types import UsageMeter
+from groundplan.errors import ConfigError
 from groundplan.methods.base import (
-    Episode,
-    EpisodeStatus,
+    Attempt,
+    EpisodeRecorder,
     Method,
     RunContext,
     TraceRecorder,
-    failed_episode,
     register_method,
 )
 from groundplan.methods.wake_prompts.actions import ACTION_SETS, ActionSet, action_set
@@ -201,37 +197,29 @@ class WakePlanner:
 
 @register_method("wake_prompts")
 class WakePrompts(Method):
+    trace_types = ("question", "environment")
     skillsets = frozenset({"lfo", "virtualhome"})
     requirement = "Wake et al.'s prompts exist for the learning-from-observation and VirtualHome action sets"
     config_class = WakeSettings
     description = ("Wake et al.: six-turn JSON task planning with environment chaining and automatic feedback "
                    "(lfo and virtualhome action sets)")
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        rec = TraceRecorder(extra_types=("question", "environment"))
+    def _run(self, task: Task, ctx: RunContext, settings: Any, rec: EpisodeRecorder, pt: None) -> Attempt:
+        cfg = WakeConfig.from_mapping(ctx.config, seed=ctx.seed)
+        actions = action_set(task.skillset if task.skillset in ACTION_SETS else "")
+        prompts = load_prompts(actions.name, cfg.prompts)
+        world, aff = make_world(task)
+        planner = WakePlanner(ctx.llm, world, actions, prompts, cfg, affordances=aff, recorder=rec, meter=rec.usage)
+        goals = task.extras.get("step_goals") or []
 
-        meter = UsageMeter()
-        if ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "wake_prompts needs an LLM", seed=ctx.seed)
-        try:
-            cfg = WakeConfig.from_mapping(ctx.config, seed=ctx.seed)
-            actions = action_set(task.skillset if task.skillset in ACTION_SETS else "")
-            prompts = load_prompts(actions.name, cfg.prompts)
-            world, aff = make_world(task)
-            planner = WakePlanner(ctx.llm, world, actions, prompts, cfg, affordances=aff, recorder=rec, meter=meter)
-            goals = task.extras.get("step_goals") or []
-
-            results: list[InstructionResult] = []
-            seq = instructions_of(task)
-            for i, ins in enumerate(seq):
-                g = goals[i] if i < len(goals) and goals[i] else (task.goal if i == len(seq) - 1 else None)
-                last = i == len(seq) - 1
-                required = tuple(task.extras.get("required_actions") or ()) if last else ()
-                results.append(planner.run_instruction(ins, parse_goal(g) if g else None, required))
-        except (GroundplanError, LLMError) as exc:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed,
-                                  wall_time=time.perf_counter() - t0, trace=rec.freeze(), usage=meter.summary())
+        # one planning session per instruction, the environment chained from one to the next
+        results: list[InstructionResult] = []
+        seq = instructions_of(task)
+        for i, ins in enumerate(seq):
+            g = goals[i] if i < len(goals) and goals[i] else (task.goal if i == len(seq) - 1 else None)
+            last = i == len(seq) - 1
+            required = tuple(task.extras.get("required_actions") or ()) if last else ()
+            results.append(planner.run_instruction(ins, parse_goal(g) if g else None, required))
         final = results[-1].judgement
         executable = all(r.judgement.executable for r in results)
         correct = final.correct
@@ -249,17 +237,14 @@ class WakePrompts(Method):
             "questions": sum(len(r.questions) for r in results), "instructions": len(results),
             "history_used": list(planner.session.history_used), "prompts": prompts.name,
         }
-        status = EpisodeStatus.SUCCESS if success else EpisodeStatus.FAILURE
         rec.event("result", success=success, executable=executable, correct=correct,
                   **{k: v for k, v in metrics.items() if k not in ("executable", "correct")})
         err = None
         if not success:
             f = next((r.judgement.failed for r in results if r.judgement.failed), None)
             err = f"{f.item}: {f.reason}" if f else ("goal not reached" if correct is False else "no executable plan")
-        return Episode(task.id, self.name, status.value, success, goal=task.goal,
-                       plan=tuple(i for r in results for i in r.judgement.items), metrics=metrics,
-                       usage=meter.summary(), wall_time=time.perf_counter() - t0, trace=rec.freeze(), error=err,
-                       seed=ctx.seed)
+        return Attempt.executed(success, tuple(i for r in results for i in r.judgement.items), goal=task.goal,
+                                metrics=metrics, error=err)
 
 
 __all__ = ["WakePrompts", "WakePlanner", "WakeConfig", "InstructionResult", "make_world", "instructions_of"]
