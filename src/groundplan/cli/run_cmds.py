@@ -191,6 +191,15 @@ def _summary(out, ep, verdict_text: str, check: Optional[str]) -> None:
         out.print(f"why: {_short(why, 300)}")
 
 
+def _config_fields(cls: Any) -> frozenset[str]:
+    """The setting names of a method's configuration dataclass (none without one)."""
+    import dataclasses
+
+    cc = getattr(cls, "config_class", None)
+    return frozenset(f.name for f in dataclasses.fields(cc)) if cc is not None and dataclasses.is_dataclass(cc) \
+        else frozenset()
+
+
 def _settings(pairs: List[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
@@ -226,6 +235,8 @@ def run_command(
     planner_timeout: Optional[float] = typer.Option(None, "--planner-timeout",
                                                     help="planner seconds per plan (default: the limit)"),
     script: List[str] = typer.Option([], "--script", help="answers for --llm scripted, in order"),
+    best_effort: bool = typer.Option(False, "--best-effort", help="never abstain: plan the nearest substitute for "
+                                                                  "a thing the scene lacks (exit 4 otherwise)"),
     backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
     no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt,
     replay: Optional[List[Path]] = ReplayOpt, api_key_env: Optional[str] = KeyEnvOpt,
@@ -235,7 +246,9 @@ def run_command(
     """Run METHOD's whole algorithm on INSTRUCTION in SCENE and show what happened: the live
     trace, then the verdict ("success" only when --check holds after execution; "goal holds
     (unverified)" when only the method's own goal was checked), plan, cost, LLM calls, tokens
-    and time. Exit 0 success / goal holds, 1 failure / no plan, 2 bad input or refused, 3 error."""
+    and time. Exit 0 success / goal holds, 1 failure / no plan, 2 bad input or refused, 3 error,
+    4 abstained (the scene cannot meet the request: the reason and the nearest alternative),
+    5 unsafe (the safety check refused a goal or step)."""
     from groundplan import api
     from groundplan.core.episode import EpisodeStatus, failed_episode, settle_episode
     from groundplan.core.verdict import exit_code, verdict
@@ -285,6 +298,8 @@ def run_command(
                 fail(f"unknown LLM backend '{backend}'{did_you_mean(backend, BACKENDS)} (choose from "
                      f"{', '.join(sorted(BACKENDS))}, or none)")
         config = _settings(settings)
+        if best_effort and "abstain" in _config_fields(cls):
+            config.setdefault("abstain", False)
         configure = getattr(cls, "configure", None)
         if configure is not None:
             configure(config)  # an unknown setting or a bad value: one line, exit 2

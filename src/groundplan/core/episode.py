@@ -50,6 +50,11 @@ class EpisodeStatus(str, Enum):
     UNSUPPORTED = "unsupported"  # the task lacks what the method needs (e.g. no gold goal)
     ERROR = "error"  # a groundplan error (LLM unreachable, planner failed, bad scene)
     CRASH = "crash"  # an unexpected exception in the method or the worker process
+    #: the method answered that the scene cannot meet the request (a thing it lacks, a need
+    #: nothing meets); ``error`` holds the reason with the nearest alternative
+    ABSTAINED = "abstained"
+    #: the safety check refused the method's goal or a step before planning or execution
+    UNSAFE = "unsafe"
 
 
 #: statuses that a re-run re-attempts only when asked (``--retry-errors``)

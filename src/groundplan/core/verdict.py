@@ -7,7 +7,12 @@ console (issue 19, DESIGN.md "verdict: success only if a check goal holds after 
   itself held after execution (whether it is what the user meant was not checked);
 - ``failure``: the episode produced a plan (or ran) but no goal was shown to hold;
 - ``no plan``: the method ended without a plan (statuses ``no_plan``, ``unsolvable``, ``timeout``);
-- ``error: <reason>``: the run broke (an endpoint error after retries, a crash, a refusal).
+- ``error: <reason>``: the run broke (an endpoint error after retries, a crash, a refusal);
+- ``abstained: <reason>``: the method answered that the scene cannot meet the request (a thing
+  it lacks, a need nothing meets), with the nearest alternative: "abstained: no wrench in the
+  scene; nearest: screwdriver0". An answer, not an error: nothing was planned;
+- ``unsafe: <reason>``: a goal or step was refused by the safety check (``core/safety.py``)
+  before planning or execution: "unsafe: ethanol0 is flammable and toxic; not a drink".
 
 An episode records what was checked in its metrics: ``checked`` (a check goal existed) and
 ``own_goal_held`` (the method's own goal held on the final state; None when not evaluated).
@@ -22,7 +27,9 @@ The episode record's ``status``, ``success`` and ``error`` are derived from the 
 - failure: status ``failure`` (``invalid`` for a malformed dataset row), success false, error null, exit 1;
 - no plan: status ``no_plan``, ``unsolvable`` or ``timeout``, success false, error null, exit 1;
 - error: status ``error`` or ``crash``, success false, error the reason, exit 3; a refusal is
-  status ``unsupported``, error ``refused: <why>``, exit 2.
+  status ``unsupported``, error ``refused: <why>``, exit 2;
+- abstained: status ``abstained``, success false, error null, reason the refusal, exit 4;
+- unsafe: status ``unsafe``, success false, error null, reason the safety check's, exit 5.
 
 ``reason`` says why an episode is not a success (a failed step, the planner's answer, the
 error); it is null for success and unverified.
@@ -42,6 +49,8 @@ class Verdict(str, Enum):
     FAILURE = "failure"
     NO_PLAN = "no plan"
     ERROR = "error"
+    ABSTAINED = "abstained"
+    UNSAFE = "unsafe"
 
     def __str__(self) -> str:  # "success", not "Verdict.SUCCESS"
         return self.value
@@ -55,9 +64,14 @@ ERROR_STATUSES = frozenset({"error", "crash", "unsupported"})
 UNVERIFIED_STATUS = "unverified"
 #: the status of an episode the method refused (it lacks what the method needs)
 REFUSED_STATUS = "unsupported"
+#: the status of an answer that the scene cannot meet the request (``Verdict.ABSTAINED``)
+ABSTAINED_STATUS = "abstained"
+#: the status of an episode whose goal or step the safety check refused (``Verdict.UNSAFE``)
+UNSAFE_STATUS = "unsafe"
 
 #: verdict kind -> the exit code of ``groundplan run`` (a refusal, status ``unsupported``: 2)
-EXIT_CODES = {Verdict.SUCCESS: 0, Verdict.UNVERIFIED: 0, Verdict.FAILURE: 1, Verdict.NO_PLAN: 1, Verdict.ERROR: 3}
+EXIT_CODES = {Verdict.SUCCESS: 0, Verdict.UNVERIFIED: 0, Verdict.FAILURE: 1, Verdict.NO_PLAN: 1, Verdict.ERROR: 3,
+              Verdict.ABSTAINED: 4, Verdict.UNSAFE: 5}
 REFUSED_EXIT = 2
 
 
@@ -68,6 +82,10 @@ def verdict_kind(status: str, success: bool, metrics: Optional[Mapping[str, Any]
         return Verdict.ERROR
     if status == UNVERIFIED_STATUS:
         return Verdict.UNVERIFIED
+    if status == ABSTAINED_STATUS:
+        return Verdict.ABSTAINED
+    if status == UNSAFE_STATUS:
+        return Verdict.UNSAFE
     checked = m.get("checked")
     checked = True if checked is None else bool(checked)
     if checked:
@@ -83,9 +101,9 @@ def verdict_kind(status: str, success: bool, metrics: Optional[Mapping[str, Any]
 def verdict_text(status: str, success: bool, metrics: Optional[Mapping[str, Any]] = None,
                  error: Optional[str] = None) -> str:
     kind = verdict_kind(status, success, metrics)
-    if kind is Verdict.ERROR:
+    if kind in (Verdict.ERROR, Verdict.ABSTAINED, Verdict.UNSAFE):
         reason = " ".join(str(error or status).split())
-        return f"error: {reason}"
+        return f"{kind.value}: {reason}"
     return kind.value
 
 
@@ -102,7 +120,7 @@ def record_status(status: str, success: bool, metrics: Optional[Mapping[str, Any
         return status if status in ("failure", "invalid") else "failure"
     if kind is Verdict.NO_PLAN:
         return status if status in NO_PLAN_STATUSES else "no_plan"
-    return status
+    return status  # error, crash, unsupported, abstained, unsafe
 
 
 def _one_line(text: Any) -> Optional[str]:
@@ -121,8 +139,7 @@ def record_fields(status: str, success: bool, metrics: Optional[Mapping[str, Any
     if kind in (Verdict.SUCCESS, Verdict.UNVERIFIED):
         why = None
     elif why is None:
-        why = {Verdict.FAILURE: "the goal does not hold after execution", Verdict.NO_PLAN: "no plan",
-               Verdict.ERROR: status}[kind]
+        why = {Verdict.FAILURE: "the goal does not hold after execution", Verdict.NO_PLAN: "no plan"}.get(kind, status)
     return {"status": record_status(status, success, metrics), "success": kind is Verdict.SUCCESS,
             "error": why if kind is Verdict.ERROR else None, "reason": why,
             "verdict": verdict_text(status, success, metrics, why), "verdict_kind": kind.value}
@@ -130,7 +147,7 @@ def record_fields(status: str, success: bool, metrics: Optional[Mapping[str, Any
 
 def exit_code(status: str, success: bool, metrics: Optional[Mapping[str, Any]] = None) -> int:
     """The exit code of ``groundplan run`` for an episode: 0 success or unverified, 1 failure
-    or no plan, 2 refused (status ``unsupported``), 3 error."""
+    or no plan, 2 refused (status ``unsupported``), 3 error, 4 abstained, 5 unsafe."""
     if status == REFUSED_STATUS:
         return REFUSED_EXIT
     return EXIT_CODES[verdict_kind(status, success, metrics)]
@@ -139,7 +156,7 @@ def exit_code(status: str, success: bool, metrics: Optional[Mapping[str, Any]] =
 def verdict(episode: Any) -> str:
     """The verdict of an ``Episode`` (anything with status, success, metrics, error)."""
     return verdict_text(episode.status, bool(episode.success), getattr(episode, "metrics", None),
-                        getattr(episode, "error", None))
+                        getattr(episode, "error", None) or getattr(episode, "reason", None))
 
 
 def episode_verdict_kind(episode: Any) -> Verdict:
@@ -193,5 +210,5 @@ def _own_goal_held(episode: Any, task: Any, pt: Any) -> Optional[bool]:
 
 
 __all__ = ["with_checks", "Verdict", "verdict", "verdict_kind", "verdict_text", "episode_verdict_kind", "count_verdicts",
-           "NO_PLAN_STATUSES", "ERROR_STATUSES", "UNVERIFIED_STATUS", "REFUSED_STATUS", "EXIT_CODES", "REFUSED_EXIT",
+           "NO_PLAN_STATUSES", "ERROR_STATUSES", "UNVERIFIED_STATUS", "REFUSED_STATUS", "ABSTAINED_STATUS", "UNSAFE_STATUS", "EXIT_CODES", "REFUSED_EXIT",
            "record_status", "record_fields", "exit_code"]

