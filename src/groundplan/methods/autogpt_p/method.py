@@ -17,7 +17,6 @@ With the ``autogptp-replay`` LLM backend each episode first selects its recorded
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from typing import Any, ClassVar, Optional
 
@@ -34,13 +33,13 @@ from groundplan.methods.autogpt_p.memory import Memory, SimulatedUser
 from groundplan.methods.autogpt_p.plan_tool import original_conditions, planning_with_self_correction
 from groundplan.methods.autogpt_p.replay import find_replay
 from groundplan.methods.base import (
-    Episode,
+    Attempt,
+    EpisodeRecorder,
     EpisodeStatus,
     Method,
     RunContext,
     TraceRecorder,
     execute_and_score,
-    failed_episode,
     register_method,
 )
 from groundplan.pddl.goal import parse_goal
@@ -76,6 +75,7 @@ def gold_goal(text: str):
 
 class AutoGPTPBase(Method):
     needs_llm: ClassVar[bool] = True
+    needs_planner: ClassVar[bool] = True
     skillsets: ClassVar[Optional[frozenset[str]]] = frozenset({"household"})
     requirement: ClassVar[str] = "AutoGPT+P plans over its household capabilities and an object-affordance map"
     prompt_package: ClassVar[Optional[str]] = "groundplan.prompts.autogpt_p"
@@ -96,33 +96,24 @@ class AutoGPTPBase(Method):
 
     # ------------------------------------------------------------------ run
 
-    def run(self, task: Task, ctx: RunContext) -> Episode:
-        t0 = time.perf_counter()
-        if ctx.llm is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "autogpt_p needs an LLM (--llm ...)",
-                                  seed=ctx.seed)
-        if ctx.planner is None:
-            return failed_episode(task, self.name, EpisodeStatus.ERROR, "no planner in the run context", seed=ctx.seed)
-        cfg = self.config(ctx)
+    def _run(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, rec: EpisodeRecorder, pt: None) -> Attempt:
         mode = task_mode(task)
-        rec = TraceRecorder()
-        meter = UsageMeter()
         replay = find_replay(ctx.llm)
         try:
             if replay is not None:
                 self._begin_replay(replay, task, mode, cfg)
-            d = self.dialogue(ctx, cfg, meter, rec)
+            d = self.dialogue(ctx, cfg, rec.usage, rec)
             if mode == "alternative":
-                ep = self.run_alternative(task, ctx, cfg, d)
+                attempt = self.run_alternative(task, ctx, cfg, d)
             elif mode == "loop":
-                ep = self.run_loop(task, ctx, cfg, d)
+                attempt = self.run_loop(task, ctx, cfg, d)
             else:
-                ep = self.run_plan_tool(task, ctx, cfg, d)
+                attempt = self.run_plan_tool(task, ctx, cfg, d)
         except ReplayMissError as exc:
-            ep = failed_episode(task, self.name, EpisodeStatus.ERROR, f"replay: {exc}", seed=ctx.seed)
+            attempt = Attempt.ended(EpisodeStatus.ERROR, f"replay: {exc}")
         except GroundplanError as exc:
-            ep = failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed)
-        metrics = dict(ep.metrics)
+            attempt = Attempt.ended(EpisodeStatus.ERROR, str(exc))
+        metrics = dict(attempt.metrics)
         metrics["mode"] = mode
         if replay is not None:
             report = replay.end_case()
@@ -132,8 +123,7 @@ class AutoGPTPBase(Method):
         # the harness stores its own metric columns; the method's own (mode, replay report,
         # the original's minimal definitions, tools) travel in the trace's last event
         rec.event("note", what="autogpt_p", **{k: v for k, v in metrics.items() if k not in ("gcr",)})
-        return replace(ep, metrics=metrics, usage=meter.summary(), wall_time=time.perf_counter() - t0,
-                       trace=rec.freeze(), seed=ctx.seed)
+        return replace(attempt, metrics=metrics)
 
     def _begin_replay(self, replay, task: Task, mode: str, cfg: AutoGPTPConfig) -> None:
         objects: list[str] = []
@@ -157,7 +147,7 @@ class AutoGPTPBase(Method):
 
     # ------------------------------------------------------------------ the Plan tool (Tables IV-VI)
 
-    def run_plan_tool(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
+    def run_plan_tool(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Attempt:
         assert ctx.planner is not None and d.recorder is not None
         pt = build(task.scene_file, skillset=task.skillset, oam_file=cfg.oam_file or task.oam_file, strict=False)
         try:
@@ -197,12 +187,12 @@ class AutoGPTPBase(Method):
         metrics["minimal_original"] = bool(success and min_costs is not None
                                            and float(metrics.get("cost") or 0.0) <= float(min_costs))
         d.recorder.event("result", success=success, goal=out.goal_text if out else None)
-        return Episode(task.id, self.name, status.value, success, goal=out.goal_text if out else None, plan=plan,
-                       metrics=metrics, error=error, seed=ctx.seed)
+        return Attempt.executed(success, plan, goal=out.goal_text if out else None, metrics=metrics, error=error,
+                                status=status)
 
     # ------------------------------------------------------------------ Suggest Alternative (Table III)
 
-    def run_alternative(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
+    def run_alternative(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Attempt:
         assert d.recorder is not None
         scene = load_scene(task.scene_file, strict=False)
         mem = Memory(world=scene, explored=None, request=task.instruction)
@@ -216,15 +206,14 @@ class AutoGPTPBase(Method):
         except LLMEndpointError:
             raise
         except LLMError as exc:
-            return failed_episode(task, self.name, EpisodeStatus.NO_PLAN, f"LLM: {exc}", seed=ctx.seed,
-                                  trace=d.recorder.freeze())
+            return Attempt.ended(EpisodeStatus.NO_PLAN, f"LLM: {exc}")
         allowed = list(task.extras.get("alternatives") or ())
         ok = res.alternative in allowed
         d.recorder.event("result", success=ok, alternative=res.alternative, allowed=allowed, path=res.path)
-        return Episode(task.id, self.name, (EpisodeStatus.SUCCESS if ok else EpisodeStatus.FAILURE).value, ok,
-                       metrics={"alternative": res.alternative, "path": res.path, "relevant": list(res.relevant),
-                                "rarest": res.rarest, "candidates": list(res.candidates), "tool_calls": 1},
-                       error=None if ok else f"suggested {res.alternative!r}, allowed {allowed}", seed=ctx.seed)
+        return Attempt.executed(ok, metrics={"alternative": res.alternative, "path": res.path,
+                                             "relevant": list(res.relevant), "rarest": res.rarest,
+                                             "candidates": list(res.candidates), "tool_calls": 1},
+                                error=f"suggested {res.alternative!r}, allowed {allowed}")
 
     # ------------------------------------------------------------------ the loop (Table VII)
 
@@ -239,7 +228,7 @@ class AutoGPTPBase(Method):
         explored = None if (not explored_list or "all" in explored_list) else frozenset(explored_list)
         return initial_memory(world, explored, task.instruction)
 
-    def run_loop(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Episode:
+    def run_loop(self, task: Task, ctx: RunContext, cfg: AutoGPTPConfig, d: Dialogue) -> Attempt:
         assert ctx.planner is not None and d.recorder is not None
         skillset = load_skillset(task.skillset)
         oam = self._oam(task, cfg)
@@ -282,10 +271,8 @@ class AutoGPTPBase(Method):
             status = EpisodeStatus.FAILURE
         else:
             status = EpisodeStatus.NO_PLAN
-        return Episode(task.id, self.name, status.value, success, goal=task.goal or own_goal, plan=mem.executed,
-                       metrics=metrics,
-                       error=None if success else (out.error or f"goal not reached (loop ended by {out.ended_by})"),
-                       seed=ctx.seed)
+        return Attempt.executed(success, mem.executed, goal=task.goal or own_goal, metrics=metrics,
+                                error=out.error or f"goal not reached (loop ended by {out.ended_by})", status=status)
 
 
 @register_method("autogpt_p")
