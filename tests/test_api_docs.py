@@ -37,6 +37,8 @@ def test_every_python_block_of_the_api_doc_runs(monkeypatch):
     assert "solved 5.0 True" in out
     assert "goal holds (unverified) (and (inhand coke0 human0)) 5 steps" in out
     assert "\nsuccess\n" in out
+    assert "unverified False None" in out and "failure None goal not reached" in out  # settled episodes
+    assert "success 4 steps" in out  # a Scene in memory
     assert "refused: method 'wake_prompts' runs on the lfo / virtualhome skill sets" in out
     assert "goal holds (unverified) 2 LLM calls" in out
     assert "['llm_call', 'note', 'tool_call', 'llm_call']" in out
