@@ -304,6 +304,10 @@ def _is_container(kind: Optional[_Kind]) -> Optional[bool]:
     return False
 
 
+def _an(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word.replace('_', ' ')}"
+
+
 def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, kind: Optional[_Kind]) -> Optional[str]:
     """Why the class is known not to be a container (a scene fact putting something in it is
     then a contradiction), or None: a known head class or role lacking ``contain`` (a
@@ -312,12 +316,12 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
     if "contain" in affs:
         return None
     if source.startswith(("head:", "role:")):
-        return f"a {source.split(':', 1)[1]}"
+        return _an(source.split(':', 1)[1])
     if kind is None:
         return None
     for w in kind.words:
         if w in known and "contain" not in known.affordances(w):
-            return f"a {w} by WordNet"
+            return f"{_an(w)} by WordNet"
         if w in known:
             return None
     return None  # (no known class above it: a toothbrush holder is a "device", yet holds toothbrushes)
@@ -370,7 +374,7 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
         if gone:
             source += f" ({', '.join(gone)} withheld: no food or drink sense in WordNet)"
         if "drink" in conf and "drink" not in ev and kind is not None and not kind.has(_DRINK_VESSELS):
-            withheld.append(("drink", f"WordNet: a {kind.first()}, not made to drink from"))
+            withheld.append(("drink", f"WordNet: {_an(kind.first())}, not made to drink from"))
             conf.pop("drink")
         if kind is not None:
             hz = hazard_of(cls)
@@ -379,19 +383,19 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
                       ("precise-pour", _POURING_WORDS, "not a vessel to pour from", False))
             for a, table, what, keep in checks:
                 if a in conf and a not in ev and not keep and (not kind.has(table) or kind.has(frozenset({"vehicle"}))):
-                    withheld.append((a, f"WordNet: a {kind.first()}, {what}"))
+                    withheld.append((a, f"WordNet: {_an(kind.first())}, {what}"))
                     conf.pop(a)
             for a in ("carry", "grasp"):
                 if a in conf and a not in ev and kind.has(_FIXED_WORDS) and kind.lemma == "_".join(words(cls)):
                     # (the whole name only: a toy car is no vehicle, a hair dryer no clothes dryer)
-                    withheld.append((a, f"WordNet: a {kind.first()}, not carried"))
+                    withheld.append((a, f"WordNet: {_an(kind.first())}, not carried"))
                     conf.pop(a)
         if kind is not None and _is_container(kind) is True:
             for a in CONTAINERS & set(conf):
                 conf[a] = max(conf[a], 0.8)
         elif kind is not None and _is_container(kind) is False:
             for a in sorted(CONTAINERS & set(conf) - ev):
-                withheld.append((a, f"WordNet: a {kind.first()}, not a container"))
+                withheld.append((a, f"WordNet: {_an(kind.first())}, not a container"))
                 conf.pop(a)
     hz = hazard_of(cls, conf)
     if hz is not None:
