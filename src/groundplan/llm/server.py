@@ -15,8 +15,8 @@ from typing import Optional
 
 import httpx
 
-from groundplan.llm.embedded import bundled_model_path
 from groundplan.llm.errors import LLMConfigError, LLMConnectionError
+from groundplan.llm.models import resolve_model
 
 
 def free_port() -> int:
@@ -43,13 +43,16 @@ def server_command(model_path: Path | str, *, host: str, port: int, n_ctx: int, 
 
 
 class LocalLlamaServer:
-    """``with LocalLlamaServer() as srv: srv.base_url`` -> ``http://127.0.0.1:PORT/v1``."""
+    """``with LocalLlamaServer() as srv: srv.base_url`` -> ``http://127.0.0.1:PORT/v1``. ``model``:
+    a registry name or a GGUF file (default: the default model); the server lists it under
+    its name (``alias`` overrides)."""
 
-    def __init__(self, model_path: Path | str | None = None, *, alias: str = "smollm2", n_ctx: int = 4096,
+    def __init__(self, model_path: Path | str | None = None, *, alias: Optional[str] = None, n_ctx: int = 4096,
                  n_threads: Optional[int] = None, logits_all: bool = True, port: Optional[int] = None,
                  startup_timeout: float = 90.0):
-        self.model_path = Path(model_path) if model_path else bundled_model_path()
-        self.alias = alias
+        resolved = resolve_model(str(model_path) if model_path else None)
+        self.model_path = resolved.path
+        self.alias = alias or resolved.name
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.logits_all = logits_all
