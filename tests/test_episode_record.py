@@ -158,12 +158,15 @@ def _doc_table() -> list[list[str]]:
     ("unsolvable", False, {"checked": True}, "the planner proved the goal unreachable"),
     ("error", False, {}, "HTTP 500"),
     ("unsupported", False, {}, "refused: no check goal"),
+    ("abstained", False, {"checked": False}, "no wrench in the scene; nearest: screwdriver0"),
+    ("unsafe", False, {"checked": False}, "ethanol0 is flammable and toxic; not a drink"),
 ])
 def test_formats_md_table_says_what_the_code_does(status, success, metrics, error):
     rec = record_fields(status, success, metrics, error)
     rows = {r[0]: r for r in _doc_table()}
-    assert len(rows) == 6
-    key = {"error": "`error: <reason>`"}.get(rec["verdict_kind"], f"`{rec['verdict_kind']}`")
+    assert len(rows) == len(Verdict) + 1  # an error row and a refusal row
+    key = {k: f"`{k}: <reason>`" for k in ("error", "abstained", "unsafe")}.get(rec["verdict_kind"],
+                                                                                   f"`{rec['verdict_kind']}`")
     if status == "unsupported":
         key = "`error: refused: <why>`"
     _, kind_cell, status_cell, success_cell, error_cell, reason_cell, exit_cell = rows[key]

@@ -35,13 +35,17 @@ method's own word where the verdict allows several), one `success` and one `erro
 | `no plan` | `no plan` | `no_plan`, `unsolvable`, `timeout` | `false` | `null` | why | 1 |
 | `error: <reason>` | `error` | `error`, `crash` | `false` | the reason | the reason | 3 |
 | `error: refused: <why>` | `error` | `unsupported` | `false` | `refused: <why>` | `refused: <why>` | 2 |
+| `abstained: <reason>` | `abstained` | `abstained` | `false` | `null` | the reason, with the nearest alternative | 4 |
+| `unsafe: <reason>` | `unsafe` | `unsafe` | `false` | `null` | the safety check's reason | 5 |
 
 - `success` is true only when a check goal held after execution. An unverified run (no
   `--check`, the method's own goal held) is not a failure: status `unverified`, exit 0, but
   `success` false, since nothing the user wrote was checked (`metrics.checked` false,
   `metrics.own_goal_held` true). A script that accepts unverified runs reads `verdict_kind`
   or `status`; one that counts checked successes reads `success`.
-- `error` is null unless the run broke; why a run failed or found no plan is in `reason`.
+- `error` is null unless the run broke; why a run failed, found no plan, abstained or was
+  stopped as unsafe is in `reason`. An abstention is an answer (the scene cannot meet the
+  request), not an error.
 - Bad input (a missing scene file, a misspelt method, a check goal naming an unknown object)
   is exit 2 and one line on stderr, with no record: no episode ran. A refusal and an endpoint
   error are records too (`--json`, `--record`), beside their one line on stderr.
