@@ -1,0 +1,77 @@
+"""The labelled class list of issue 50 (benchmarks/data/affordance_labels/) and the inferred
+affordances measured on it (benchmarks/affordance_labels.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from groundplan.knowledge.affordances import affordance_names
+from groundplan.knowledge.infer import words
+from groundplan.knowledge.oam import default_oam
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELS = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29.yaml"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("affordance_labels", ROOT / "benchmarks" / "affordance_labels.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["affordance_labels"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_list_is_large_dated_and_disjoint_from_the_default_map():
+    items, exhaustive, date = _script().load_labels(LABELS)
+    assert len(items) >= 80 and len({i.cls for i in items}) == len(items)
+    assert date == re.search(r"labels_(\d{4}-\d\d-\d\d)", LABELS.name).group(1)
+    assert {i.area for i in items} >= {"household", "workshop", "bathroom", "nursery", "office"}
+    known = {"_".join(words(c)) for c in default_oam().classes}
+    clash = [i.cls for i in items if "_".join(words(i.cls)) in known]
+    assert not clash, f"classes of the default map in the labelled list: {clash}"
+    catalogue = set(affordance_names())
+    assert all(a in catalogue for i in items for a in i.affordances)
+    assert {"drink", "drinkable", "consumable", "contain", "support", "carry"} <= exhaustive
+    hazards = {i.cls for i in items if i.hazard}
+    assert {"ethanol", "bleach", "drain_cleaner", "lighter_fluid", "box_cutter", "razor_blade", "button_battery",
+            "coin", "marble", "clothes_iron", "electric_kettle"} <= hazards
+    assert not any(i.affordances & {"drink", "drinkable", "consumable"} for i in items if i.hazard)
+
+
+def test_scoring_counts_wrong_and_missed_affordances():
+    mod = _script()
+    items = [mod.Labelled("a", "", frozenset({"drinkable", "carry"}), False),
+             mod.Labelled("b", "", frozenset({"carry"}), True)]
+    res = mod.score(items, {"a": frozenset({"drinkable"}), "b": frozenset({"drinkable", "carry"})})
+    assert res["affordances"]["drinkable"]["precision"] == 0.5
+    assert res["affordances"]["carry"]["recall"] == 0.5 and res["affordances"]["carry"]["missed"] == ["a"]
+    assert res["hazards_given_consumption"] == ["b"] and not res["bar_met"]
+
+
+def test_the_inference_keeps_its_measured_precision_and_recall():
+    """The precision bar of issue 50 (>= 0.97 for drink, drinkable, consumable) is met and held
+    here; the recall bar (>= 0.90 for contain, support, carry) is not met (0.825, 0.826, 0.821
+    measured on 2026-11-29, benchmarks/results/safety/affordances_after.md): these floors keep it
+    from falling further."""
+    from groundplan.knowledge.embedding import EmbedderUnavailable, shared_minilm
+    from groundplan.knowledge.wordnet import WordNet
+
+    try:
+        shared_minilm()
+    except EmbedderUnavailable:
+        pytest.skip("the sentence-embedding model is not installed")
+    if WordNet.load() is None:
+        pytest.skip("WordNet is not installed")
+    mod = _script()
+    items, _, _ = mod.load_labels(LABELS)
+    res = mod.score(items, mod.infer_all([i.cls for i in items], "default"))["affordances"]
+    for a in ("drink", "drinkable", "consumable"):
+        assert res[a]["precision"] is not None and res[a]["precision"] >= 0.97, (a, res[a]["wrongly_given"])
+    for a in ("contain", "support", "carry"):
+        assert res[a]["recall"] >= 0.82, (a, res[a]["missed"])
+    assert res["consumable"]["recall"] >= 0.8 and res["drinkable"]["recall"] >= 0.75  # not vetoed away
