@@ -98,7 +98,7 @@ def test_run_oam_replace_reaches_the_method(tmp_path):
 
 
 def test_python_run_takes_a_scene_object():
-    from groundplan import load_scene, run, verdict
+    from groundplan import load_scene, plan, run, verdict
     from groundplan.api import scene_file, user_task
     from groundplan.pddl.formula import Atom
     from groundplan.world import Location, Scene
@@ -114,6 +114,8 @@ def test_python_run_takes_a_scene_object():
     assert isinstance(moved, Scene)
     ep = run("oracle", "bring me a coke", moved, check="and (inhand coke0 human0)")
     assert verdict(ep) == "success" and not any("fridge0" in s for s in ep.plan), ep.plan
+    out = plan(moved, "and (inhand coke0 human0)")
+    assert out.status == "solved" and len(out.plan) == len(ep.plan)
     task = user_task("bring me a coke", moved)
     assert task.scene_file == scene_file(moved) and task.scene_file.endswith(".yaml")
     assert task.source == "<scene kitchen>"

@@ -86,15 +86,15 @@ def make_planner(name: str = "fast-downward", *, timeout: Optional[float] = None
     return get_planner(name)
 
 
-def plan(task: Union["PlanningTask", PathLike], goal: str, *, check: Optional[str] = None,
+def plan(task: Union["PlanningTask", PathLike, Scene], goal: str, *, check: Optional[str] = None,
          planner: Optional["Planner"] = None, timeout: Optional[float] = None) -> "PlanOutcome":
     """Plan ``goal`` (a PDDL formula, ``(and (inhand apple0 human0))`` or AutoGPT+P's
-    ``and (inhand apple0 human0)``) in ``task`` (a planning task, or a scene file built with
-    the defaults), execute the plan in the simulator and evaluate ``check`` on its final
-    state. Returns a ``PlanOutcome`` (status, plan, cost, goal_reached, check, error)."""
+    ``and (inhand apple0 human0)``) in ``task`` (a planning task, or a scene file or ``Scene``
+    built with the defaults), execute the plan in the simulator and evaluate ``check`` on its
+    final state. Returns a ``PlanOutcome`` (status, plan, cost, goal_reached, check, error)."""
     from groundplan.sim.pipeline import plan_and_check
 
-    pt = task if not isinstance(task, (str, Path)) else build_task(task)
+    pt = task if not isinstance(task, (str, Path, Scene)) else build_task(task)
     return plan_and_check(pt, goal, planner or make_planner(timeout=timeout), check_text=check, timeout=timeout)
 
 
