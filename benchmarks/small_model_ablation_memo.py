@@ -1,5 +1,5 @@
 """goalsearch ablation rows in ONE process with the planner's answers shared between rows
-(issue 21, round 3): rows differ only in the goal they choose, so a goal already planned in
+(issue 21): rows differ only in the goal they choose, so a goal already planned in
 its scene (by an earlier row) is not planned again. Success is unchanged by this (the same
 goal in the same scene gets the same plan); the wall times of a row count only the plans it
 made itself, so only the FIRST row's times are comparable with ``small_model_heldout.py run``.

@@ -1,4 +1,4 @@
-"""goalsearch's goal adapter (issue 21, round 19): training text, training, and a quick look.
+"""goalsearch's goal adapter (issue 21): training text, training, and a quick look.
 
     .venv/bin/python benchmarks/small_model_adapter.py data --sets heldout,heldout-b,...,tuning3 --out /tmp/ga/train.jsonl
     .venv/bin/python benchmarks/small_model_adapter.py train --data /tmp/ga/train.jsonl --out /tmp/ga/run1 --steps 600
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: never training text: the papers' evaluation sets and the held-out sets measured blind after round 19
+#: never training text: the papers' evaluation sets and the held-out sets measured blind after the adapter was tried
 BLIND = ("saycan", "plan-tool", "heldout-aa", "heldout-aa-oracle")
 
 

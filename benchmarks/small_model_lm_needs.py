@@ -1,6 +1,6 @@
-"""Does the embedded SmolLM2 know which object meets a stated need? (issue 21, round 5)
+"""Does the embedded SmolLM2 know which object meets a stated need? (issue 21)
 
-On the round-4 calibration pairs (benchmarks/data/small_model_train/needs_calibration.yaml, 56
+On the need-phrase calibration pairs (benchmarks/data/small_model_train/needs_calibration.yaml, 56
 need/class pairs written as development data, 3 scenes of 12 classes each), rank the classes by
 the model's log-probability of the class name after a prompt stating the need: raw, and as
 pointwise mutual information (minus the log-probability after a neutral sentence); alone

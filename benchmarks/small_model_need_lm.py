@@ -1,7 +1,7 @@
-"""Would a language model rank implicit needs better? (issue 21, round 7, a diagnostic)
+"""Would a language model rank implicit needs better? (issue 21, a diagnostic)
 
 Implicit needs are goalsearch's weakest family on every blind set (f 20/36, g 24/37, h 22/35
-with round 6's code), and the oracle rerank (small_model_oracle_rerank.py) showed that the
+with the code of that time), and the oracle rerank (small_model_oracle_rerank.py) showed that the
 right object is usually among the first 20 candidates but ranked low. This script asks
 whether a second scorer, combined with goalsearch's score, puts it first:
 

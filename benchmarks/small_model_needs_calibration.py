@@ -1,4 +1,4 @@
-"""Calibrate goalsearch's need phrases (issue 21, round 4): in scenes of 12 object classes (the
+"""Calibrate goalsearch's need phrases (issue 21): in scenes of 12 object classes (the
 gold class and 11 others drawn with a fixed seed, 3 scenes per pair), which class's phrases are
 nearest the stated need (MiniLM), for name templates x class-use weight x nearest-name uses.
 
