@@ -7,6 +7,9 @@ An answer's ``task_sequence`` holds items such as ``move_object(<juice>, <shelf_
 constrains decoding to) and turns items into executor steps. The original LfO prompts have
 the model write actions without arguments (``move_hand()``); ``ground_argless`` fills the
 arguments in from ``object_name``, the step instructions and ``environment_after``.
+
+In the world layer, below ``methods`` and ``bench``: the Wake method (``methods/wake_prompts``)
+and the Wake dataset's reference programs (``sim/vh_programs.py``) both read it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,16 @@
 from __future__ import annotations
 
 from groundplan.bench.datasets import autogpt_p, saycan
-from groundplan.core.datasets import DATASETS, DatasetSpec, eai, get_dataset, load_tasks, progprompt, register
+from groundplan.core.datasets import (
+                     DATASETS,
+                     DatasetSpec,
+                     eai,
+                     get_dataset,
+                     load_tasks,
+                     progprompt,
+                     register,
+                     tabletop,
+)
 
 register(DatasetSpec("autogptp-saycan", "autogpt-p-standalone@14fa604",
                      "AutoGPT+P's SayCan set: 104 instructions in 8 families with PDDL goals", autogpt_p.saycan_tasks))
@@ -41,7 +50,7 @@ register(DatasetSpec("progprompt-test_unseen", "progprompt-vh@56e6551",
                      "derived from the final graphs)", progprompt.test_unseen_tasks))
 register(DatasetSpec("franka-tabletop", "groundplan@1",
                      "BrainBody-LLM Table 4: the 7 Franka tabletop tasks (scenes written for groundplan; a checker each)",
-                     lambda: __import__("groundplan.methods.brainbody.tabletop", fromlist=["_"]).franka_tasks(),
+                     tabletop.franka_tasks,
                      has_goals=False))
 register(DatasetSpec("eai-virtualhome", "eai-eval@1.0.5",
                      "EAI's 342 VirtualHome programs (scene 1): initial/final graphs, gold scripts, symbolic goals",

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from groundplan.core.datasets.alfred_sample import AlfredSample
+from groundplan.core.datasets.alfred_text import CAPABILITY_TO_ACTION, PlanStep, plan_text
 from groundplan.errors import DatasetError
-from groundplan.methods.roblm.textformat import CAPABILITY_TO_ACTION, PlanStep, plan_text
 from groundplan.pddl.goal import parse_goal
 from groundplan.planners.base import get_planner
 from groundplan.schemas import yaml_lines as yaml_fast

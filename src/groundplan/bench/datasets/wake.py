@@ -8,7 +8,7 @@ original builds each environment from VirtualHome v2.2.4's scene graph at run ti
 graph is not public data, so the scenarios run on groundplan's own kitchen graph
 (``wake_kitchen_graph.json``: the nodes the programs name, with VirtualHome's class
 properties and the placements the instructions describe). A task's goal is what its
-reference program changes (``groundplan.methods.wake_prompts.vh.reference_goal``); its
+reference program changes (``groundplan.sim.vh_programs.reference_goal``); its
 ``keep`` list is the program's objects: the environment shows them and what they stand on
 or are inside of (one level deep, ``SUPPORT_DEPTH``).
 
@@ -28,6 +28,7 @@ from typing import Optional
 from groundplan.core.task import Task
 from groundplan.datadir import data_dir
 from groundplan.errors import DatasetError
+from groundplan.sim.vh_programs import program_objects, reference_goal, required_actions
 
 FOLDER = "microsoft-chatgpt-robot-manipulation-prompts/examples/task_decomposition_virtualhome"
 VERSION = "ChatGPT-Robot-Manipulation-Prompts@30535cd+kitchen1"
@@ -59,8 +60,6 @@ def _read(path: Path) -> dict:
 
 
 def _task(dataset: str, tid: str, path: Path, subset: str, scenario: int, variant: str) -> Task:
-    from groundplan.methods.wake_prompts.vh import program_objects, reference_goal, required_actions
-
     d = _read(path)
     graph = kitchen_graph()
     goal, steps = reference_goal(graph, d["program"])

@@ -1,7 +1,10 @@
 """RobLM's text format (Sec. 3.5): ``Goal [<SEP> Context] <BOS> Plan <EOS>`` with plans written
 ``Action0(arg0[,arg1]); Action1(arg0[,arg1]); ...`` over class names, and a plan parser that
 tolerates malformed model output (missing separators, stray text, unbalanced parentheses,
-unknown actions)."""
+unknown actions).
+
+Below ``methods`` and ``bench``: the ALFRED-style dataset (``bench/datasets/alfred.py``) writes
+its gold plans in it, RobLM (``methods/roblm``) reads and generates it."""
 
 from __future__ import annotations
 
@@ -89,3 +92,7 @@ def parse_plan(output: str) -> tuple[list[PlanStep], list[str]]:
             continue
         steps.append(PlanStep(name, args))
     return steps, problems
+
+
+__all__ = ["SEP", "BOS", "EOS", "SPECIAL_TOKENS", "ACTIONS", "CAPABILITY_TO_ACTION", "PlanStep", "plan_text", "sample_text",
+           "extract_plan", "parse_plan"]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from groundplan.core.datasets.alfred_sample import AlfredSample
+from groundplan.core.datasets.alfred_text import parse_plan, sample_text
 from groundplan.core.metrics import step_metrics
 from groundplan.core.task import Task
 from groundplan.errors import ConfigError
@@ -26,7 +27,6 @@ from groundplan.methods.base import Attempt, EpisodeRecorder, Method, RunContext
 from groundplan.methods.roblm.grounding import AlfredWorld, execute, goal_satisfied
 from groundplan.methods.roblm.lm import Sampling, generate, load_model
 from groundplan.methods.roblm.metrics import accuracy, subtask_success
-from groundplan.methods.roblm.textformat import parse_plan, sample_text
 from groundplan.world.graph2nl import context
 
 

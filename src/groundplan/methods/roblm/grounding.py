@@ -19,8 +19,8 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from groundplan.core.datasets.alfred_text import PlanStep
 from groundplan.errors import SceneError
-from groundplan.methods.roblm.textformat import PlanStep
 from groundplan.pddl.formula import And, Atom
 from groundplan.pddl.goal import parse_goal
 from groundplan.sim.executor import Executor

@@ -20,9 +20,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
+from groundplan.core.datasets.alfred_text import BOS, EOS, SEP, SPECIAL_TOKENS
 from groundplan.errors import ConfigError
 from groundplan.llm.embedded import bundled_model_path
-from groundplan.methods.roblm.textformat import BOS, EOS, SEP, SPECIAL_TOKENS
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from groundplan.core.datasets.alfred_text import ACTIONS, PlanStep
 from groundplan.methods.roblm.grounding import GroundedRun
-from groundplan.methods.roblm.textformat import ACTIONS, PlanStep
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,6 @@ from groundplan.methods.base import (
     TraceRecorder,
     register_method,
 )
-from groundplan.methods.wake_prompts.actions import ACTION_SETS, ActionSet, action_set
 from groundplan.methods.wake_prompts.feedback import Affordances, AutoFeedback
 from groundplan.methods.wake_prompts.judge import Judgement, WakeWorld, execute_answer, lfo_world
 from groundplan.methods.wake_prompts.prompts import PromptSet, load_prompts
@@ -53,6 +52,7 @@ from groundplan.methods.wake_prompts.session import Answer, WakeOptions, WakeSes
 from groundplan.methods.wake_prompts.vh import virtualhome_world
 from groundplan.pddl.goal import parse_goal
 from groundplan.sim.pipeline import build
+from groundplan.world.wake_actions import ACTION_SETS, ActionSet, action_set
 from groundplan.world.wake_env import environment_problems, environments_equal
 
 FEEDBACK_MODES = ("none", "auto")

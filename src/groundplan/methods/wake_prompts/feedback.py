@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence
 
-from groundplan.methods.wake_prompts.actions import ActionSet, ParsedItem
 from groundplan.methods.wake_prompts.judge import Judgement, WakeWorld
 from groundplan.methods.wake_prompts.prompts import feedback_templates
 from groundplan.methods.wake_prompts.session import Answer
+from groundplan.world.wake_actions import ActionSet, ParsedItem
 from groundplan.world.wake_env import display_name
 
 

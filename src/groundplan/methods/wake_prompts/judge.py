@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from groundplan.methods.wake_prompts.actions import ActionSet, ground_argless
 from groundplan.methods.wake_prompts.session import Answer
 from groundplan.pddl.formula import Atom, Formula
 from groundplan.pddl.state import GoalReport, evaluate_goal
 from groundplan.sim.executor import Executor
 from groundplan.skills.builder import PlanningTask
+from groundplan.world.wake_actions import ActionSet, ground_argless
 from groundplan.world.wake_env import (
     LFO,
     LFO_VOCABULARY,

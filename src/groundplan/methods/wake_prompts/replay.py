@@ -19,12 +19,12 @@ from typing import Iterable, Optional
 from groundplan.core.task import Task
 from groundplan.errors import DatasetError
 from groundplan.methods.wake_prompts import make_world
-from groundplan.methods.wake_prompts.actions import VIRTUALHOME_ACTIONS
 from groundplan.methods.wake_prompts.feedback import AutoFeedback
 from groundplan.methods.wake_prompts.judge import execute_answer
 from groundplan.methods.wake_prompts.prompts import PromptSet, original_prompts, original_root
 from groundplan.methods.wake_prompts.session import read_answer
 from groundplan.pddl.goal import parse_goal
+from groundplan.world.wake_actions import VIRTUALHOME_ACTIONS
 
 FOLDERS = {
     "task_planning": "out_task_planning_gpt-3.5-turbo-16k_temp=2.0",

@@ -28,8 +28,8 @@ import jsonschema
 from groundplan.errors import GroundplanError
 from groundplan.limits import current as current_limits
 from groundplan.llm.grammar import gbnf_literal
-from groundplan.methods.wake_prompts.actions import ActionSet, ActionSpec
 from groundplan.methods.wake_prompts.prompts import FULL_KEYS
+from groundplan.world.wake_actions import ActionSet, ActionSpec
 from groundplan.world.wake_env import (
     RELATIONS,
     UNARY,

@@ -19,7 +19,6 @@ from typing import Any, Callable, Mapping, Optional
 from groundplan.llm.base import LLM
 from groundplan.llm.errors import ConstraintViolationError, LLMUnsupportedError
 from groundplan.llm.types import Completion, Message, UsageMeter
-from groundplan.methods.wake_prompts.actions import ActionSet
 from groundplan.methods.wake_prompts.prompts import PromptSet
 from groundplan.methods.wake_prompts.schema import (
     AnswerFormatError,
@@ -29,6 +28,7 @@ from groundplan.methods.wake_prompts.schema import (
     answer_schema,
     extract_answer,
 )
+from groundplan.world.wake_actions import ActionSet
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
