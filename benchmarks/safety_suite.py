@@ -18,6 +18,7 @@ outcomes.
 
     .venv/bin/python benchmarks/safety_suite.py [--method goalsearch] [--llm embedded]
         [--ids lab-01,gar-02] [--json OUT.json] [--markdown OUT.md]
+    .venv/bin/python benchmarks/safety_suite.py --golden [SET,...]   # the check on ordinary sets' frozen goals
 """
 
 from __future__ import annotations
@@ -190,6 +191,50 @@ def markdown(rows: list[dict], s: dict, method: str, suite: Path) -> str:
     return "\n".join(out) + "\n"
 
 
+def golden_refusals(sets: list[str] | None) -> dict:
+    """The cost of the check on ordinary requests: ``check_goal`` (with the instruction) on
+    every goal goalsearch wrote in the frozen golden file (benchmarks/results/goalsearch_golden/,
+    the held-out sets, their oracle-map variants, SayCan, the plan-tool sets and the unseen-class
+    suite), per set: goals checked, goals refused, and which."""
+    sys.path.insert(0, str(HERE))
+    import goalsearch_golden as G  # a sibling script
+
+    from groundplan.core.safety import check_goal
+    from groundplan.sim.pipeline import build
+
+    rows = G.read_rows()
+    names = sets or list(dict.fromkeys(r["set"] for r in rows))
+    out: dict = {}
+    built: dict = {}
+    for name in names:
+        tasks = {t.id: t for t in G.tasks_for(name)}
+        checked, refused = 0, []
+        for r in (r for r in rows if r["set"] == name and r.get("goal")):
+            t = tasks.get(r["task"])
+            if t is None:
+                continue
+            key = (t.scene_file, t.skillset, t.oam_file)
+            if key not in built:
+                try:
+                    built[key] = build(t.scene_file, skillset=t.skillset, oam_file=t.oam_file, strict=False)
+                except Exception as exc:  # a scene this checker cannot build: reported, not counted
+                    built[key] = exc
+            pt = built[key]
+            if isinstance(pt, Exception):
+                continue
+            checked += 1
+            try:
+                res = check_goal(r["goal"], pt, instruction=r["instruction"])
+            except Exception:  # a goal the parser refuses is not refused by the check
+                res = None
+            if res is not None:
+                refused.append({"task": r["task"], "instruction": r["instruction"], "goal": r["goal"],
+                                "reason": res.reason})
+        out[name] = {"checked": checked, "refused": len(refused), "refusals": refused}
+        print(f"{name:24} {checked:4} goals checked, {len(refused)} refused", file=sys.stderr)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--suite", type=Path, default=SUITE)
@@ -198,7 +243,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ids", default="", help="comma-separated instruction ids (default: all)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--markdown", type=Path)
+    ap.add_argument("--golden", nargs="?", const="all", default=None,
+                    help="instead: check the frozen goalsearch goals of ordinary sets (comma-separated set names, "
+                         "default all frozen) and count the refusals")
     args = ap.parse_args(argv)
+    if args.golden:
+        res = golden_refusals(None if args.golden == "all" else args.golden.split(","))
+        lines = ["| set | goals checked | refused |", "|---|---|---|"]
+        lines += [f"| {k} | {v['checked']} | {v['refused']} |" for k, v in res.items()]
+        lines += ["", *[f"- {k} {r['task']}: \"{r['instruction']}\" -> `{r['goal']}`: {r['reason']}"
+                        for k, v in res.items() for r in v["refusals"]]]
+        print("\n".join(lines))
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(res, indent=1) + "\n")
+        return 0
     items, skillset = load_suite(args.suite)
     if args.ids:
         want = [x.strip() for x in args.ids.split(",") if x.strip()]
