@@ -23,7 +23,7 @@ STEPS = [
     ("goal", "(and (inhand\n coke0 human0))\nPDDL, checked", 4.9),
     ("plan", "Fast Downward\non the generated\ndomain + problem", 6.9),
     ("execute", "symbolic executor:\neach step's facts\n+added  -deleted", 8.9),
-    ("verdict", "success | goal holds\n(unverified) | failure\n| no plan | error", 10.9),
+    ("verdict", "success | unverified\n| failure | no plan\n| abstained | unsafe\n| error", 10.9),
 ]
 W, H, Y = 1.6, 1.25, 1.35
 COLOURS = ["#eef3fb", "#fdf1e3", "#eef7ee", "#eef7ee", "#eef7ee", "#f6eefa"]
