@@ -42,10 +42,13 @@ from __future__ import annotations
 import argparse
 import difflib
 import hashlib
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 
@@ -56,7 +59,14 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "goalsearch_golden"
 GOLDEN = OUT / "golden.jsonl"
 META = OUT / "meta.json"
-CODE_DIR = ROOT / "src" / "groundplan" / "methods" / "small_model"
+CODE_REL = "src/groundplan/methods/small_model"
+CODE_DIR = ROOT / CODE_REL
+#: where ``--at COMMIT`` exports a commit's package source (outside the repository)
+EXPORTS = Path(os.environ.get("TMPDIR", "/tmp")) / "goalsearch_golden_src"
+#: the source in use once ``--at`` is applied: {"commit": sha, "dir": export folder}
+_SOURCE: dict = {}
+#: set in the process ``--at`` starts: the commit whose export it runs
+AT_ENV = "GOALSEARCH_GOLDEN_AT"
 UNSEEN = "unseen-classes"
 ABSTAIN_FILE = ROOT / "benchmarks" / "data" / "abstain" / "abstain_2026-11-29.yaml"
 
@@ -95,9 +105,9 @@ def parse_sets(text: str | None) -> list[str]:
     return sets
 
 
-def code_hashes() -> dict[str, str]:
+def code_hashes(code_dir: Path = CODE_DIR) -> dict[str, str]:
     """SHA-256 of every methods/small_model/*.py: what identifies the frozen behaviour."""
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(CODE_DIR.glob("*.py"))}
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(code_dir.glob("*.py"))}
 
 
 def _git(*args: str) -> str:
@@ -107,12 +117,52 @@ def _git(*args: str) -> str:
         return ""
 
 
+def export_commit(at: str) -> tuple[str, Path]:
+    """A clean export of commit ``at`` (``git archive`` of src/, kept under EXPORTS): its sha and
+    folder. Raises ValueError for an unknown commit."""
+    sha = _git("rev-parse", "--verify", "--quiet", f"{at}^{{commit}}")
+    if not sha:
+        raise ValueError(f"no commit {at!r} in {ROOT}")
+    dest = EXPORTS / sha
+    if not (dest / "src" / "groundplan").is_dir():
+        part = EXPORTS / f"{sha}.part"
+        shutil.rmtree(part, ignore_errors=True)
+        part.mkdir(parents=True)
+        data = subprocess.run(["git", "archive", sha, "src"], cwd=ROOT, capture_output=True, check=True).stdout
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            tar.extractall(part, filter="data")
+        part.rename(dest)
+    return sha, dest
+
+
+def use_commit(at: str, argv: list[str]) -> None:
+    """Run this command on the code of commit ``at``: the script starts again with the export's
+    src/ first on PYTHONPATH (the shared working tree's uncommitted edits play no part); in that
+    process (AT_ENV set) the export is checked to be what groundplan is imported from."""
+    sha, dest = export_commit(at)
+    if os.environ.get(AT_ENV) != sha:
+        path = os.pathsep.join(p for p in (str(dest / "src"), os.environ.get("PYTHONPATH", "")) if p)
+        env = {**os.environ, "PYTHONPATH": path, AT_ENV: sha}
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *argv], env)
+    import groundplan
+
+    if not Path(groundplan.__file__).resolve().is_relative_to(dest.resolve()):
+        raise ValueError(f"groundplan is imported from {Path(groundplan.__file__).parent}, not from {dest}")
+    _SOURCE.update(commit=sha, dir=dest)
+
+
 def code_identity() -> dict:
-    rel = str(CODE_DIR.relative_to(ROOT))
+    """The code the rows come from: a clean export of a commit (``--at``), else the working tree."""
+    if _SOURCE:
+        sha = _SOURCE["commit"]
+        return {"commit": sha, "code_commit": _git("log", "-1", "--format=%H", sha, "--", CODE_REL),
+                "code_dirty": False, "source": f"git archive of {sha} (src/ only, a clean export)",
+                "sha256": code_hashes(_SOURCE["dir"] / CODE_REL)}
     return {"commit": _git("rev-parse", "HEAD"),
-            "code_commit": _git("log", "-1", "--format=%H", "--", rel),
-            "code_dirty": bool(_git("status", "--porcelain", "--", rel)),
-            "sha256": code_hashes()}
+            "code_commit": _git("log", "-1", "--format=%H", "--", CODE_REL),
+            "code_dirty": bool(_git("status", "--porcelain", "--", CODE_REL)),
+            "source": "the working tree", "sha256": code_hashes()}
 
 
 def _rel(path: Path) -> str:
@@ -190,11 +240,13 @@ def freeze(sets: list[str], threads: int, limit: int | None = None) -> int:
     ident = code_identity()
     meta = json.loads(META.read_text()) if META.is_file() else {}
     rows = read_rows()
-    if rows and meta.get("sha256") and meta["sha256"] != ident["sha256"]:
+    if rows and meta.get("sha256") and (meta["sha256"], meta.get("commit")) != (ident["sha256"], ident["commit"]):
         changed = sorted(k for k in set(meta["sha256"]) | set(ident["sha256"])
                          if meta["sha256"].get(k) != ident["sha256"].get(k))
-        print(f"error: {META}: methods/small_model changed since the freeze began ({', '.join(changed)}); "
-              "compare instead, or move the golden file away to freeze anew", file=sys.stderr)
+        print(f"error: {_rel(META)}: the freeze began at {meta.get('commit', '?')[:10]} (resume with --at "
+              f"{meta.get('commit', '?')[:10]}); this is {ident['commit'][:10]}"
+              + (f", methods/small_model differs ({', '.join(changed)})" if changed else "")
+              + "; compare instead, or move the golden file away to freeze anew", file=sys.stderr)
         return 2
     if GOLDEN.is_file() and not GOLDEN.read_text().endswith("\n") and GOLDEN.stat().st_size:
         text = GOLDEN.read_text()  # a line cut short by a killed run
@@ -336,7 +388,7 @@ def is_refusal(row: dict) -> bool:
 
 
 def abstain_baseline(path: Path = ABSTAIN_FILE, limit: int | None = None, out: Path | None = None) -> int:
-    runner = Runner()
+    runner, ident = Runner(), code_identity()
     rows = []
     items = abstain_items(path)
     for t, e in items[:limit] if limit else items:
@@ -354,13 +406,17 @@ def abstain_baseline(path: Path = ABSTAIN_FILE, limit: int | None = None, out: P
         verdicts[r["verdict"]] = verdicts.get(r["verdict"], 0) + 1
     lines = ["# Absent-object requests: today's goalsearch (baseline)", "",
              f"Set: `{_rel(path)}` ({len(ref)} requests to refuse, {len(ctl)} controls). Code: "
-             f"{_git('rev-parse', '--short', 'HEAD')}, goalsearch as shipped. Command: "
-             "`.venv/bin/python benchmarks/goalsearch_golden.py abstain baseline`.", "",
+             f"{ident['commit'][:10]} ({ident['source']}), goalsearch as shipped. Command: "
+             "`.venv/bin/python benchmarks/goalsearch_golden.py abstain baseline"
+             + (f" --at {ident['commit'][:10]}`" if _SOURCE else "`") + ".", "",
              f"- refusals on the requests to refuse: {pct(n_ref, len(ref))}",
              f"- false refusals on the controls: {pct(n_false, len(ctl))}",
              f"- controls met (gold goal held): {pct(sum(r['success'] for r in ctl), len(ctl))}",
              "- verdicts on the requests to refuse: " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())),
-             "", "| task | family | instruction | answer (goal) | verdict |", "|---|---|---|---|---|"]
+             "", "A refusal is an answer whose status or verdict says refused or abstained. The set was written "
+             "and committed before goalsearch ran on it; nothing was tuned on this run. Refusal requests have no "
+             "gold goal, so an answer that is not a refusal ends `goal holds (unverified)` at best: the robot "
+             "did something else instead (the table shows what).", "", "| task | family | instruction | answer (goal) | verdict |", "|---|---|---|---|---|"]
     lines += [f"| {r['task']} | {r['family']} | {r['instruction']} | `{r['goal']}` | {r['verdict']} |" for r in rows]
     text = "\n".join(lines) + "\n"
     print(text)
@@ -382,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--sets", help="comma-separated (default: every set; see `sets`)")
         p.add_argument("--threads", type=int, default=1, help="the embedded model's threads, if it is used")
         p.add_argument("--limit", type=int, help="at most N instructions per set")
+        p.add_argument("--at", metavar="COMMIT", default="HEAD" if p is f else None,
+                       help="run the code of COMMIT from a clean export (freeze: default HEAD; compare: "
+                            "default the working tree)")
     c.add_argument("--method", default="goalsearch", help="the method to compare (default goalsearch)")
     c.add_argument("--config", default="{}", help="JSON options for the method")
     c.add_argument("--out", type=Path, help="also write the comparison (markdown) to this file")
@@ -390,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--file", type=Path, default=ABSTAIN_FILE)
     a.add_argument("--limit", type=int)
     a.add_argument("--out", type=Path, default=OUT / "abstain_baseline.md")
+    a.add_argument("--at", metavar="COMMIT", help="run the code of COMMIT from a clean export (default: the "
+                   "working tree)")
     args = ap.parse_args(argv)
     if args.cmd == "sets":
         for s in golden_sets():
@@ -397,6 +458,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "status":
         return status()
+    if getattr(args, "at", None):
+        try:
+            use_commit(args.at, sys.argv[1:] if argv is None else list(argv))
+        except (ValueError, subprocess.CalledProcessError, OSError) as exc:
+            print(f"error: --at {args.at}: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
     if args.cmd == "abstain":
         if not args.file.is_file():
             print(f"error: --file: no such file {args.file}", file=sys.stderr)

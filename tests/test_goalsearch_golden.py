@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import needs_data
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +42,19 @@ def test_golden_file_parses_and_names_its_code():
         assert r["success"] == (r["verdict"] == "success")
     keys = [(r["set"], r["task"]) for r in rows]
     assert len(keys) == len(set(keys)), "a task frozen twice"
+
+
+def test_meta_hashes_are_those_of_its_commit():
+    """The frozen code is identified: a clean export of the meta's commit has its hashes."""
+    meta = _meta()
+    sha, dest = G.export_commit(meta["commit"])
+    assert sha == meta["commit"]
+    assert G.code_hashes(dest / G.CODE_REL) == meta["sha256"]
+
+
+def test_an_unknown_commit_is_bad_input(capsys):
+    assert G.main(["compare", "--at", "no-such-commit"]) == 2
+    assert "no commit 'no-such-commit'" in capsys.readouterr().err
 
 
 @needs_data
