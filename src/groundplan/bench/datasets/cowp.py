@@ -1,6 +1,6 @@
 """COWP's simulation benchmark (Ding et al., Sec. 4): six dining tasks x 150 seeded trials.
 
-Each row is one trial: the task's base scene (package data of ``groundplan.methods.cowp``),
+Each row is one trial: the task's base scene (package data of ``groundplan.core.datasets.cowp``),
 the ``dining`` skill set, the task's goal over roles, and in ``extras`` the trial's draw -
 two-object setting or not, the half of COWP's candidate objects and of the appliances
 spawned (``dataset/*.txt`` of ../shared/data/cowp-gpt-planner) and P, the probability of a
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Optional
 
 from groundplan.bench.report import TableLayout, register_layout
+from groundplan.core.datasets.cowp import P_SITUATION, TASK_IDS, draw_setup, task_spec
 from groundplan.core.task import Task
 
 TRIALS = 150
@@ -22,9 +23,6 @@ VERSION = "GPT-Planner@255745e+groundplan-cowp-v1"
 
 def cowp_tasks(trials: int = TRIALS, *, p_situation: Optional[float] = None, root: Optional[str] = None,
                dataset: str = "cowp") -> list[Task]:
-    from groundplan.methods.cowp.spec import TASK_IDS, task_spec
-    from groundplan.methods.cowp.world import P_SITUATION, draw_setup
-
     p = P_SITUATION if p_situation is None else p_situation
     out: list[Task] = []
     for tid in TASK_IDS:

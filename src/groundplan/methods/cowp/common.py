@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, Sequence
 
 from groundplan.core.config import NoSettings
+from groundplan.core.datasets.cowp.spec import nl_word
 from groundplan.core.task import Task
 from groundplan.llm.errors import LLMUnsupportedError
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import Attempt, EpisodeRecorder, EpisodeStatus, Method, RunContext, TraceRecorder
 from groundplan.prompts.cowp import actions_data
 
-from .spec import nl_word
 from .world import SituationWorld, Trial, parse_step, trial_for
 
 #: trace event types the COWP methods add

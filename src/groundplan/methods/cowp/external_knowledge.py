@@ -16,10 +16,10 @@ from __future__ import annotations
 import random
 from typing import ClassVar, Optional, Sequence
 
+from groundplan.core.datasets.cowp.spec import APPLIANCES_FILE, word_list
 from groundplan.core.task import Task
 from groundplan.llm.types import UsageMeter
 from groundplan.methods.base import EpisodeStatus, RunContext, TraceRecorder, register_method
-from groundplan.methods.cowp.spec import APPLIANCES_FILE, word_list
 
 from .advisor import locate_by_word
 from .common import CowpFamilyMethod, Ending
