@@ -3,8 +3,8 @@ committed evaluation set, with the commit and the code it came from, so that a r
 goalsearch is judged against it.
 
     .venv/bin/python benchmarks/goalsearch_golden.py sets                 # the sets and their sizes
-    nice -n 10 .venv/bin/python benchmarks/goalsearch_golden.py freeze    # resumable; long (hours)
-    .venv/bin/python benchmarks/goalsearch_golden.py compare [--sets heldout-aa,saycan] [--limit N]
+    nice -n 10 .venv/bin/python benchmarks/goalsearch_golden.py freeze --at a226527  # resumable; ~1 h
+    .venv/bin/python benchmarks/goalsearch_golden.py compare [--sets heldout-aa,saycan] [--limit N] [--at C]
     .venv/bin/python benchmarks/goalsearch_golden.py status               # rows frozen per set
     .venv/bin/python benchmarks/goalsearch_golden.py abstain check        # the absent-object set is sound
     .venv/bin/python benchmarks/goalsearch_golden.py abstain baseline     # refusals today -> abstain_baseline.md
@@ -22,9 +22,14 @@ first that was valid and solvable; success and verdict against the gold goal; st
 seconds), and meta.json (the git commit, the last commit that changed
 methods/small_model, the SHA-256 of every methods/small_model/*.py, the options, the sets
 and their counts). It is append-only and resumable: rows already written are skipped; it
-refuses to resume with code whose hashes differ from meta.json (exit 2).
+refuses to resume at another commit than meta.json's (exit 2).
 
-``compare`` runs the current code (``--method``, ``--config``) on the frozen instructions and
+``--at COMMIT`` runs the code of a commit from a clean ``git archive`` export of src/ (under
+$TMPDIR/goalsearch_golden_src, not in the repository): several people edit this working tree at
+once, and a freeze must not pick up their uncommitted edits half way. ``freeze`` defaults to
+HEAD; ``compare`` and ``abstain`` default to the working tree (the code being rebuilt).
+
+``compare`` runs the current code (``--method``, ``--config``, ``--at``) on the frozen instructions and
 lists, per set, every instruction whose first goal changed, and the success before and after.
 It exits 0 whatever changed (2 on bad input).
 
