@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import pkgutil
 import time
 from dataclasses import replace
@@ -60,6 +61,10 @@ PLANNER_STATUS = {
     "error": EpisodeStatus.ERROR,
 }
 _PROMPT_HASHES: dict[str, str] = {}
+
+
+def _is_file(skillset: Optional[str]) -> bool:
+    return bool(skillset) and (str(skillset).endswith((".yaml", ".yml")) or os.sep in str(skillset))
 
 
 class MethodRefused(ConfigError):
@@ -126,7 +131,12 @@ class Method:
 
     def refused(self, task: "Task", ctx: RunContext) -> Optional[Episode]:
         """The ``unsupported`` episode when :meth:`supports` refuses ``task`` (for a method
-        called directly, past the runner's own check), else None."""
+        called directly, past the runner's own check), else None. A skill set given as a
+        file (the web console's upload) is the caller's own: its name is not compared with
+        ``skillsets`` here (the runner, ``groundplan run`` and the Python API ask ``supports``
+        before they call ``run``)."""
+        if self.skillsets and task.skillset not in self.skillsets and _is_file(task.skillset):
+            task = replace(task, skillset=sorted(self.skillsets)[0])
         why = self.supports(task)
         return None if why is None else failed_episode(task, self.name, EpisodeStatus.UNSUPPORTED, why,
                                                        seed=ctx.seed)
