@@ -287,10 +287,18 @@ def _kind(cls: str) -> Optional[_Kind]:
         return None
     if wn is None:
         return None
-    hit = wn._physical("_".join(words(cls)))
-    if hit is None:
-        return None
-    return _Kind(hit[0], tuple(wn.broader("_".join(words(cls)), depth=8)), hit[2].gloss)
+    name = "_".join(words(cls))
+    hit = wn._physical(name)
+    if hit is None:  # no physical sense (a coin is money to WordNet): every sense of the word
+        lemma = next((lm for lm in wn.lemmas(name) if wn.index.get(lm)), None)
+        kinds = wn.kinds(name)
+        if lemma is None or kinds is None:
+            return None
+        first = wn._synset(wn.index[lemma][0])  # its first sense's words and hypernyms lead
+        lead = [*first.words, *(w for off in first.hypernyms for w in wn._synset(off).words)]
+        ordered = list(dict.fromkeys(w for w in (*lead, *sorted(kinds[1])) if w != lemma))
+        return _Kind(lemma, tuple(ordered), first.gloss)
+    return _Kind(hit[0], tuple(wn.broader(name, depth=8)), hit[2].gloss)
 
 
 def _is_container(kind: Optional[_Kind]) -> Optional[bool]:
