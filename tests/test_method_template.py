@@ -87,8 +87,8 @@ class _Tiny(Method):
     needs_planner = True
     builds_task = True
 
-    def __init__(self, attempt: Any = None, refuse_goal: Optional[str] = None):
-        self.attempt, self.refuse_goal, self.checked = attempt, refuse_goal, []
+    def __init__(self, attempt: Any = None, refuse_goal: Optional[str] = None, refuse_step: Optional[str] = None):
+        self.attempt, self.refuse_goal, self.refuse_step, self.checked = attempt, refuse_goal, refuse_step, []
 
     def _run(self, task, ctx, cfg, rec, pt):
         assert isinstance(rec, EpisodeRecorder) and pt is not None and cfg is None
@@ -100,6 +100,10 @@ class _Tiny(Method):
     def _check_goal(self, goal, pt):
         self.checked.append(goal)
         return self.refuse_goal
+
+    def _check_plan(self, plan, pt):
+        bad = [s for s in plan if self.refuse_step and s.startswith(self.refuse_step)]
+        return f"step '{bad[0]}' refused" if bad else None
 
 
 def _task(goal: Optional[str] = "(inhand coke0 human0)") -> Task:
@@ -125,8 +129,13 @@ def test_without_a_check_goal_the_own_goal_is_evaluated(planner):
 def test_the_goal_check_hook_point_stops_the_episode_before_planning(planner):
     m = _Tiny(Attempt.to_plan("(inhand coke0 human0)"), refuse_goal="the goal hands over a bottle")
     ep = m.run(_task(), RunContext(planner=planner))
-    assert ep.status == "no_plan" and ep.error == "the goal hands over a bottle" and ep.plan == ()
+    assert ep.status == "unsafe" and ep.error == "the goal hands over a bottle" and ep.plan == ()
+    assert verdict(ep).startswith("unsafe")
     assert not any(e["type"] in ("plan", "step") for e in ep.trace)
+    # the plan check sees the plan the base made for the goal, before any step runs
+    ep = _Tiny(Attempt.to_plan("(inhand coke0 human0)"), refuse_step="handover").run(_task(), RunContext(planner=planner))
+    assert ep.status == "unsafe" and ep.error.startswith("step 'handover")
+    assert any(e["type"] == "plan" for e in ep.trace) and not any(e["type"] == "step" for e in ep.trace)
 
 
 def test_a_judged_outcome_passes_through_and_errors_keep_the_trace(planner):

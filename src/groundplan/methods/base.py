@@ -219,7 +219,8 @@ class Method:
     def _check_goal(self, goal: str, pt: Optional["PlanningTask"]) -> Optional[str]:
         """THE hook point for a check of a method's goal before it is planned or executed
         (a safety check joins here): None lets it through, a reason (one line) ends the
-        episode as ``no_plan`` with that reason. ``run`` calls it on the hook's goal, and
+        episode as ``unsafe`` with that reason (a goal a method plans itself through
+        ``plan_goal`` is the planner outcome ``invalid``: the method tries its next goal). ``run`` calls it on the hook's goal, and
         ``plan_goal`` on every goal a method plans itself. Default: no check."""
         return None
 
@@ -254,13 +255,7 @@ class Method:
             raise GroundplanError(f"method '{self.name}': a plan to execute needs the planning task (builds_task)")
         goal, plan = a.goal, a.plan
         why = self._check_goal(goal, pt) if goal else None
-        if why is None and plan is not None:
-            why = self._check_plan(plan, pt)
-        if why is not None:
-            rec.event("check", against="method checks", success=False, reason=why)
-            return Episode(task.id, self.name, EpisodeStatus.NO_PLAN.value, False, goal=goal,
-                           metrics=dict(a.metrics), error=why, seed=ctx.seed)
-        if plan is None:
+        if why is None and plan is None:
             if not goal:
                 return Episode(task.id, self.name, EpisodeStatus.NO_PLAN.value, False, metrics=dict(a.metrics),
                                error=a.error or "no goal", seed=ctx.seed)
@@ -270,6 +265,12 @@ class Method:
                 return Episode(task.id, self.name, status.value, False, goal=goal, metrics=dict(a.metrics),
                                error=out.error, seed=ctx.seed)
             plan = out.plan
+        if why is None:
+            why = self._check_plan(plan or (), pt)
+        if why is not None:
+            rec.event("check", against="method checks", success=False, reason=why)
+            return Episode(task.id, self.name, EpisodeStatus.UNSAFE.value, False, goal=goal,
+                           metrics=dict(a.metrics), error=why, seed=ctx.seed)
         score = execute_and_score(pt, plan, task, rec, stop_on_failure=a.stop_on_failure, own_goal=goal)
         ok = bool(score.success)
         rec.event("result", **{"success": ok, "cost": score.cost, **a.result})
