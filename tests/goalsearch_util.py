@@ -1,4 +1,4 @@
-"""Helpers shared by the goalsearch round tests (tests/test_goalsearch_round*.py)."""
+"""Helpers shared by goalsearch's behaviour tests (tests/test_goalsearch_*.py)."""
 
 from __future__ import annotations
 

@@ -28,5 +28,5 @@ def test_rendered_only_when_on():
 
 
 def test_default_is_on():
-    # off in round 2, on since round 3: decided on generated tuning set 3 (round3_tuning.md)
+    # on by default since it was decided on generated tuning set 3 (round3_tuning.md)
     assert SearchOptions().class_uses is True

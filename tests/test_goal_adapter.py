@@ -1,4 +1,4 @@
-"""goalsearch's goal adapter (issue 21, round 19): the scene text, the training target, the
+"""goalsearch's goal adapter: the scene text, the training target, the
 modes of goalsearch's ``adapter`` setting, and the LoRA wrapping, saving and loading on a tiny
 randomly initialised Llama (the real adapter is measured by benchmarks/small_model_adapter.py)."""
 

@@ -1,6 +1,6 @@
-"""goalsearch, issue 21 round 6: category groups with an exception, plural pronouns, tools
+"""goalsearch: category groups with an exception, plural pronouns, tools
 after "with it", colloquial needs. Sentences written for these tests (none from a held-out or
-evaluation set); the scene is tests/data/round6_utility.yaml."""
+evaluation set); the scene is tests/data/scenes/utility_room.yaml."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
 
-UTILITY = str(Path(__file__).resolve().parent / "data" / "round6_utility.yaml")
+UTILITY = str(Path(__file__).resolve().parent / "data" / "scenes" / "utility_room.yaml")
 
 
 @pytest.fixture(scope="module")

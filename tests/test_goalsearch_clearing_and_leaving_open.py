@@ -1,9 +1,9 @@
-"""goalsearch, issue 21 round 18: "don't leave the fridge open", a thing asked about ("have we
+"""goalsearch: "don't leave the fridge open", a thing asked about ("have we
 got any of those crackers left?"), what a smell is of, "the two things on the side table",
 emptying a bottle into a pot, "but not the pear in the cupboard", "all the food from the table"
 (the sandwich on a plate there too) and "clear the side table" (off it, in nobody's hand). Sentences written for
-these tests (none from a held-out or evaluation set); scenes tests/data/round18_room.yaml and
-tests/data/round16_kitchen.yaml."""
+these tests (none from a held-out or evaluation set); scenes tests/data/scenes/staff_room.yaml and
+tests/data/scenes/stove_kitchen.yaml."""
 
 from __future__ import annotations
 
@@ -16,17 +16,17 @@ from goalsearch_util import top as _top
 from groundplan.pddl.formula import Not
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def room():
-    return build(str(DATA / "round18_room.yaml"))
+    return build(str(DATA / "staff_room.yaml"))
 
 
 @pytest.fixture(scope="module")
 def kitchen():
-    return build(str(DATA / "round16_kitchen.yaml"))
+    return build(str(DATA / "stove_kitchen.yaml"))
 
 
 CASES = [
@@ -63,7 +63,7 @@ CLEARS = [
 
 
 @pytest.mark.parametrize("option,said,want", CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
-def test_round18_option(encoder, room, option, said, want):
+def test_leaving_open_and_counting_options(encoder, room, option, said, want):
     assert _top(encoder, room, said) == want
     assert _top(encoder, room, said, **{option: False}) != want
 

@@ -1,9 +1,9 @@
-"""goalsearch, issue 21 round 21: clearing a surface "except" something leaves that thing there and
+"""goalsearch: clearing a surface "except" something leaves that thing there and
 puts nothing onto what stays (the greedy search, which now takes over from A* after 5 s, stacked
 everything on the plate); "give both the cup and the plate a good wipe" cleans them; "..., but
 keep the plate" keeps it (not "keep the door shut"); "Only one, mind." says the count again and asks
 for nothing more. Sentences written for these tests (none from a held-out or evaluation
-set); scene tests/data/round21_dining.yaml."""
+set); scene tests/data/scenes/dining_room.yaml."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from goalsearch_util import A, searcher
 from groundplan.pddl.formula import Not
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def dining():
-    return build(str(DATA / "round21_dining.yaml"))
+    return build(str(DATA / "dining_room.yaml"))
 
 
 def _first(encoder, scene, said, **opts):

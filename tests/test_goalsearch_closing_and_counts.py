@@ -1,10 +1,10 @@
-"""goalsearch, issue 21 round 17: a need never met by what holds already, a later step that
+"""goalsearch: a need never met by what holds already, a later step that
 closes a thing, "all but one", a state verb over a group, a wish about two named things, "this
 mug is filthy", heating what a vessel holds, a liquid carried in its carton, and "the box
 that's on the table" / "the other one", a clause with a state verb, and clauses that come to
 one atom. Sentences
 written for these tests (none from a held-out or evaluation set); scene
-tests/data/round16_kitchen.yaml."""
+tests/data/scenes/stove_kitchen.yaml."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from goalsearch_util import top as _top
 
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def kitchen():
-    return build(str(DATA / "round16_kitchen.yaml"))
+    return build(str(DATA / "stove_kitchen.yaml"))
 
 
 CASES = [
@@ -51,7 +51,7 @@ CASES = [
 ]
 
 
-#: options the round shipped off (one_atom_clauses: "shut the fridge, somebody left it open" opens it)
+#: options shipped off (one_atom_clauses: "shut the fridge, somebody left it open" opens it)
 OFF_BY_DEFAULT = {"one_atom_clauses"}
 
 
@@ -62,7 +62,7 @@ def test_one_atom_clauses_is_off_as_shipped(encoder, kitchen):
 
 
 @pytest.mark.parametrize("option,said,want", CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
-def test_round17_option(encoder, kitchen, option, said, want):
+def test_closing_and_count_options(encoder, kitchen, option, said, want):
     if option in OFF_BY_DEFAULT:  # on for this check, then off as shipped
         got = _top(encoder, kitchen, said, **{option: True})
         assert got == want and _top(encoder, kitchen, said) != want

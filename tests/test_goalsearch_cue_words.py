@@ -1,7 +1,7 @@
-"""goalsearch, issue 21 round 8: more cue words, a clause's own object, one-word compounds
+"""goalsearch: more cue words, a clause's own object, one-word compounds
 ("the bench" for the workbench), a watering can handed full, category heads, a liquid's
 container, context objects of a need. Sentences written for these tests (none from a held-out
-or evaluation set); the scene is tests/data/round8_shed.yaml with its map."""
+or evaluation set); the scene is tests/data/scenes/garden_shed.yaml with its map."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from groundplan.knowledge.embedding import vocabulary_words
 from groundplan.methods.small_model.mentions import compound_head
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def shed():
-    return build(str(DATA / "round8_shed.yaml"), oam_file=str(DATA / "round8_shed.oam.yaml"))
+    return build(str(DATA / "garden_shed.yaml"), oam_file=str(DATA / "garden_shed.oam.yaml"))
 
 
 def test_hand_it_over_hands_to_the_person(encoder, shed):
@@ -60,7 +60,7 @@ def test_a_compound_is_named_by_its_head(encoder, shed):
     assert compound_head("bookshelf", words) == "shelf"
     assert compound_head("table", words) is None
     assert _top(encoder, shed, "put the trowel on the bench") == {A("on", "trowel0", "workbench0")}
-    # (round 14's w_holds, off here: the trowel standing where it is loses, and so it went to the bench)
+    # (w_holds, off here: the trowel standing where it is loses, and so it went to the bench)
     assert _top(encoder, shed, "put the trowel on the bench", compound_heads=False, w_holds=0.0) != \
         {A("on", "trowel0", "workbench0")}
 
@@ -87,7 +87,7 @@ def test_a_class_is_of_its_head_nouns_category(encoder, shed):
 def test_a_needs_context_object_is_not_handed_over(encoder, shed):
     instruction = "I've spilt milk from the carton all over the workbench"
     assert _top(encoder, shed, instruction) == {A("inhand", "towel0", "human0")}
-    # (round 12's spills make the carton context too: off here, to see w_context alone)
+    # (spills make the carton context too: off here, to see w_context alone)
     assert _top(encoder, shed, instruction, w_context=0.0, spills=False) == {A("inhand", "milk_carton0", "human0")}
     assert _top(encoder, shed, instruction, w_context=0.0) == {A("inhand", "towel0", "human0")}
 

@@ -1,8 +1,8 @@
-"""goalsearch, issue 21 round 24 (found by trying a new scene as a user would, not from any
+"""goalsearch (found by trying a new scene as a user would, not from any
 held-out set): a thing named after a word that describes it is still what a need asks for ("I
 need a spare tube": ``want_modifiers``); "throw the rag away" puts it in a bin not called a trash
 can (``disposal_asked``); "the petri dish, the one that's in the fridge" says which one
-(``which_appositive``). Sentences written for these tests; scene tests/data/round24_bikeshop.yaml."""
+(``which_appositive``). Sentences written for these tests; scene tests/data/scenes/bike_workshop.yaml."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from goalsearch_util import A, searcher
 from groundplan.methods.small_model.needs import wanted
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def shop():
-    return build(str(DATA / "round24_bikeshop.yaml"), strict=False)
+    return build(str(DATA / "bike_workshop.yaml"), strict=False)
 
 
 def _first(encoder, scene, said, **opts):
@@ -60,7 +60,8 @@ def test_the_one_in_the_fridge_says_which(encoder, shop):
     assert _first(encoder, shop, said) == {A("inhand", "petri_dish1", "human0")}
     s = searcher(encoder, which_appositive=False).search(said, shop.domain, shop.problem)
     on, off = searcher(encoder).search(said, shop.domain, shop.problem), s
-    margin = lambda r: r.goals[0].score - next(g.score for g in r.goals if "petri_dish0" in g.text)
+    def margin(r):
+        return r.goals[0].score - next(g.score for g in r.goals if "petri_dish0" in g.text)
     assert margin(on) > margin(off)
 
 

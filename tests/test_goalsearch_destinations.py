@@ -1,4 +1,4 @@
-"""goalsearch, issue 21 round 5: destinations named by a preposition. Sentences written for
+"""goalsearch: destinations named by a preposition. Sentences written for
 these tests (none from a held-out or evaluation set)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
 
-WORKSHOP = str(Path(__file__).resolve().parent / "data" / "round4_workshop.yaml")
+WORKSHOP = str(Path(__file__).resolve().parent / "data" / "scenes" / "hobby_workshop.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_a_wish_about_where_a_group_is_is_a_request(text, need):
 
 
 def test_open_containers_hold_small_things(kitchen):
-    """A cup one drinks from holds things too (round 5: before, 'drink' pruned it); a coke does
+    """A cup one drinks from holds things too (before, 'drink' pruned it); a coke does
     not; a class whose last word is an open container ('salad_bowl') counts as one."""
     from groundplan.methods.small_model.candidates import OPEN_CONTAINERS, enumerate_atoms
 
@@ -111,7 +111,7 @@ def test_open_containers_switch_off(kitchen):
 
 def test_second_best_phrase_breaks_shared_phrase_ties(encoder):
     """Two objects whose best phrase is the same affordance phrase: the one whose other phrases
-    also fit the instruction ranks first (round 5's ``w_second``)."""
+    also fit the instruction ranks first (``w_second``)."""
     import numpy as np
 
     searcher = GoalSearcher(encoder)

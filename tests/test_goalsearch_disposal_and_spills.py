@@ -1,6 +1,6 @@
-"""goalsearch, issue 21 round 12: throwing away only when asked, spills, and the modal "can".
+"""goalsearch: throwing away only when asked, spills, and the modal "can".
 Sentences written for these tests (none from a held-out or evaluation set); scene
-tests/data/round12_lounge.yaml."""
+tests/data/scenes/lounge.yaml."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from goalsearch_util import top as _top
 from groundplan.methods.small_model.needs import disposal_said, is_disposal_class, spill_said
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def lounge():
-    return build(str(DATA / "round12_lounge.yaml"), oam_file=str(DATA / "round12_lounge.oam.yaml"))
+    return build(str(DATA / "lounge.yaml"), oam_file=str(DATA / "lounge.oam.yaml"))
 
 
 def test_disposal_words_and_classes():
@@ -58,7 +58,7 @@ def test_the_modal_can_names_no_trash_can(encoder, lounge):
 
 
 def test_into_it_says_in(encoder, lounge):
-    # the test dishwasher holds things in it and on its racks (round12_lounge.oam.yaml)
+    # the test dishwasher holds things in it and on its racks (lounge.oam.yaml)
     instruction = "open the dishwasher and load the mug into it"
     assert A("in", "mug0", "dishwasher0") in _top(encoder, lounge, instruction)
     assert A("on", "mug0", "dishwasher0") in _top(encoder, lounge, instruction, pronoun_preps=False)

@@ -1,4 +1,4 @@
-"""goalsearch, issue 21 round 22: a drink gone cold is warmed in its own cup and handed back
+"""goalsearch: a drink gone cold is warmed in its own cup and handed back
 (``served_warm``); food said to be about to spoil goes into the fridge, all of a plural or a kind
 (``spoiling``); a liquid said to be dirty or foul is poured away into the sink (``foul_liquid``); a
 need for a drink is met with a drink served, warmed for a hot one (``served_drink``); a mess on the
@@ -6,7 +6,7 @@ floor is met with a broom, or a mop when it is wet (``floor_tools``); a drink to
 splash of milk asked for, has milk poured into the cup (``milk_added``); a plate with the apple on
 it is set down where the person is, since nothing is picked up with a thing on it (``loaded_set_down``);
 a later clause that fetches a thing and names no destination hands it over (``clause_fetch``). Sentences written for these
-tests (none from a held-out or evaluation set); scene tests/data/round22_staffroom.yaml."""
+tests (none from a held-out or evaluation set); scene tests/data/scenes/tea_room.yaml."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from goalsearch_util import A, searcher
 
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def room():
-    return build(str(DATA / "round22_staffroom.yaml"))
+    return build(str(DATA / "tea_room.yaml"))
 
 
 def _first(encoder, scene, said, **opts):

@@ -1,4 +1,4 @@
-"""goalsearch, issue 21 round 23: a place's things moved to a destination with some kept back
+"""goalsearch: a place's things moved to a destination with some kept back
 (``moved_contents``); a negated attribute word rules out the things of that kind (``negated_kinds``);
 a thing put "inside" with no place said goes into what was just opened (``into_opened``); "but leave
 the X" at a clause's end keeps X where it is (``leave_end``); a food named in a statement of hunger
@@ -9,7 +9,7 @@ it in its cup and hands it back (``warm_mine``); "there's a sticky ring in my mu
 clean (``dirt_there``); "the tomato's still in one piece" asks for it chopped (``still_whole``); a cloth for sticky fingers is
 wetted first (``wet_wipe``).
 Sentences written for these tests (none from a held-out or evaluation set); scenes
-tests/data/round23_workshop.yaml and round 22's tests/data/round22_staffroom.yaml."""
+tests/data/scenes/workshop_kitchen.yaml and tests/data/scenes/tea_room.yaml."""
 
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ from groundplan.methods.small_model.search import _into_opened
 from groundplan.pddl.formula import Not
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def shop():
-    return build(str(DATA / "round23_workshop.yaml"))
+    return build(str(DATA / "workshop_kitchen.yaml"))
 
 
 def _first(encoder, scene, said, **opts):
@@ -125,7 +125,7 @@ def test_a_bowl_handed_over_with_a_thing_taken_out_first(encoder, shop):
 
 @pytest.fixture(scope="module")
 def staffroom():
-    return build(str(DATA / "round22_staffroom.yaml"))
+    return build(str(DATA / "tea_room.yaml"))
 
 
 @pytest.mark.parametrize("said", ["Heat my tea up, would you?", "Could you warm up my tea?"])

@@ -1,7 +1,7 @@
-"""goalsearch, issue 21 round 14: things placed nowhere, "all" as an intensifier, a need's cause,
+"""goalsearch: things placed nowhere, "all" as an intensifier, a need's cause,
 phrasings said loosely, "and" between things, a place said as a pronoun or by what it holds, a
 negated subject, a container said by its contents, goals that hold already, "along with". Sentences
-written for these tests (none from a held-out or evaluation set); scene tests/data/round14_kitchen.yaml."""
+written for these tests (none from a held-out or evaluation set); scene tests/data/scenes/small_kitchen.yaml."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from groundplan.methods.small_model.needs import paraphrase_needs, plain_idioms
 from groundplan.methods.small_model.search import _along_with
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 THIRST = "I am thirsty and want something to drink"
 
 
 @pytest.fixture(scope="module")
 def kitchen():
-    return build(str(DATA / "round14_kitchen.yaml"))
+    return build(str(DATA / "small_kitchen.yaml"))
 
 
 def test_a_thing_placed_nowhere_is_in_no_group(encoder, kitchen):
@@ -88,7 +88,7 @@ def test_a_container_said_by_its_contents(encoder, kitchen):
 def test_a_goal_that_holds_already_loses(encoder, kitchen):
     said = "the juice is way over in the fridge and I'm sat at the table"
     assert _top(encoder, kitchen, said) != {A("in", "juice0", "fridge0")}
-    # (round 17's need_holds makes a need's goal that holds lose too: off as well)
+    # (need_holds makes a need's goal that holds lose too: off as well)
     assert _top(encoder, kitchen, said, w_holds=0.0, need_holds=False) == {A("in", "juice0", "fridge0")}
 
 
@@ -112,7 +112,7 @@ def test_leave_both_places_both(encoder, kitchen):
     ("come very close.", "come very close."),
     ("put it close to the sink", "put it close to the sink"),
 ])
-def test_round14_idioms(said, plain):
+def test_loose_idioms_in_plain_words(said, plain):
     assert plain_idioms(said) == plain
 
 

@@ -1,9 +1,9 @@
-"""goalsearch, issue 21 round 20: a thing the person lacks ("I can't find my keyboard", "there's
+"""goalsearch: a thing the person lacks ("I can't find my keyboard", "there's
 no fork up here") is what a need statement asks for; things of a smell's kind are its cause; a
 drink said to be cold asks for it warm; a liquid left out leaves out its vessel; the rest of a kind
 some of which is left out counts as named; "over to the X" places things as they are placed there
 now; a named plant standing in a vase is watered in the vase. Sentences written for these tests (none from a held-out or evaluation set); scene
-tests/data/round20_study.yaml."""
+tests/data/scenes/study.yaml."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from goalsearch_util import top as _top
 from groundplan.methods.small_model.needs import missing, none_here
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def study():
-    return build(str(DATA / "round20_study.yaml"))
+    return build(str(DATA / "study.yaml"))
 
 
 CASES = [
@@ -40,7 +40,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("option,said,want", CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
-def test_round20_option(encoder, study, option, said, want):
+def test_missing_things_and_cold_drink_options(encoder, study, option, said, want):
     assert _top(encoder, study, said) == want
     assert _top(encoder, study, said, **{option: False}) != want
 
@@ -110,7 +110,7 @@ def test_scene_cache_tells_affordance_maps_apart(encoder, study):
     # the same scene under another map is another scene: one searcher (a bench run, a server)
     # must not answer with the candidates of the map it saw first
     s = searcher(encoder)
-    other = build(str(DATA / "round20_study.yaml"), oam_file=str(DATA / "round20_study.oam.yaml"))
+    other = build(str(DATA / "study.yaml"), oam_file=str(DATA / "study.oam.yaml"))
     first = {str(c.atom) for c in s.scene(study.domain, study.problem)[1]}
     second = {str(c.atom) for c in s.scene(other.domain, other.problem)[1]}
     assert "(in apple0 cabinet0)" in first and "(in apple0 cabinet0)" not in second

@@ -1,4 +1,4 @@
-"""goalsearch, issue 21 round 4: need statements, multi-step references and class synonyms.
+"""goalsearch: need statements, multi-step references and class synonyms.
 Sentences written for these tests (none from a held-out or evaluation set)."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_synonyms_name_scene_classes(kitchen):
     ("open the bottle, fill the cup from it and pass the cup to me", {"(opened bottle0)", "(liquid_in water0 cup0)",
                                                                      "(inhand cup0 human0)"}),
 ])
-def test_structures_of_round_4(encoder, kitchen, instruction, expected):
+def test_needs_and_multistep_references(encoder, kitchen, instruction, expected):
     res = GoalSearcher(encoder).search(instruction, kitchen.domain, kitchen.problem)
     got = {a.pddl() for a in res.goals[0].atoms}
     if instruction.startswith("my mouth"):
@@ -89,8 +89,8 @@ def test_structures_of_round_4(encoder, kitchen, instruction, expected):
 
 
 @needs_minilm
-def test_round_4_switches_off(encoder, kitchen):
-    # (round 17's closing_steps also reads "shut the door again" right: off as well)
+def test_multistep_references_switch_off(encoder, kitchen):
+    # (closing_steps also reads "shut the door again" right: off as well)
     off = GoalSearcher(encoder, options=SearchOptions(multistep_refs=False, need_mode=False, synonyms=False,
                                                       closing_steps=False))
     res = off.search("open the fridge, put the apple inside and shut the door again", kitchen.domain, kitchen.problem)
@@ -137,7 +137,7 @@ def test_idiomatic_all_is_no_quantifier():
 
 @needs_minilm
 def test_class_use_phrases_are_weighted(encoder, kitchen):
-    """A class-use phrase counts ``w_class_uses`` of a name phrase (round 4)."""
+    """A class-use phrase counts ``w_class_uses`` of a name phrase."""
     full = GoalSearcher(encoder, options=SearchOptions(w_class_uses=1.0))
     part = GoalSearcher(encoder, options=SearchOptions(w_class_uses=0.5))
     _, c1, e1, _, _ = full.scene(kitchen.domain, kitchen.problem)
@@ -155,7 +155,7 @@ def test_speech_words_are_strings():
 
     data = yaml.safe_load(resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text())
     assert all(isinstance(w, str) for k, words in data.items() if k != "idioms" for w in words)
-    # (round 13) idioms are [pattern, replacement] pairs of text
+    # idioms are [pattern, replacement] pairs of text
     assert all(len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in data.get("idioms") or ())
 
 
@@ -172,7 +172,7 @@ def test_spare_is_an_adjective_not_the_verb_empty():
 def test_a_word_level_all_group_takes_other_clauses_too(encoder):
     """'everything on the shelf' of a scene whose classes the mention analysis groups by no
     noun: the group from the words, and '... and close it' closes where it went."""
-    scene = Path(__file__).resolve().parent / "data" / "round4_workshop.yaml"
+    scene = Path(__file__).resolve().parent / "data" / "scenes" / "hobby_workshop.yaml"
     pt = build(str(scene), strict=False)
     res = GoalSearcher(encoder).search("put everything on the shelf into the cabinet and close it", pt.domain, pt.problem)
     got = {a.pddl() for a in res.goals[0].atoms}

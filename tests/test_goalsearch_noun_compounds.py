@@ -1,6 +1,6 @@
-"""goalsearch, issue 21 round 7: noun compounds ("the fruit basket" is a basket), clauses that
+"""goalsearch: noun compounds ("the fruit basket" is a basket), clauses that
 ask for nothing ("..., but."). Sentences written for these tests (none from a held-out or
-evaluation set); the scene is tests/data/round7_den.yaml."""
+evaluation set); the scene is tests/data/scenes/den.yaml."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from goalsearch_util import top as _top
 
 from groundplan.sim.pipeline import build
 
-DEN = str(Path(__file__).resolve().parent / "data" / "round7_den.yaml")
+DEN = str(Path(__file__).resolve().parent / "data" / "scenes" / "den.yaml")
 
 
 @pytest.fixture(scope="module")

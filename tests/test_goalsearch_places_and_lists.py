@@ -1,8 +1,8 @@
-"""goalsearch, issue 21 round 16: a destination said with its own place, a thing said by where it
+"""goalsearch: a destination said with its own place, a thing said by where it
 lies, filling one vessel from another, "open it" after taking a thing out, "put it back", a class
 said as one word, bare nouns in a list, the reason a thing is
 kept, "the pots and pans", "every empty glass" and "the fruit out of the bowl". Sentences written
-for these tests (none from a held-out or evaluation set); scene tests/data/round16_kitchen.yaml."""
+for these tests (none from a held-out or evaluation set); scene tests/data/scenes/stove_kitchen.yaml."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from goalsearch_util import top as _top
 
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def kitchen():
-    return build(str(DATA / "round16_kitchen.yaml"))
+    return build(str(DATA / "stove_kitchen.yaml"))
 
 
 @pytest.mark.parametrize("said,want", [

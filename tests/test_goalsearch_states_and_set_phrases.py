@@ -1,7 +1,7 @@
-"""goalsearch, issue 21 round 13: spills that say where they went, a state verb about a vessel,
+"""goalsearch: spills that say where they went, a state verb about a vessel,
 "anything bar X", food left out, a group's other clauses, compounds and states that say which
 thing, and set phrases. Sentences written for these tests (none from a held-out or evaluation
-set); scene tests/data/round13_flat.yaml."""
+set); scene tests/data/scenes/kitchen_diner.yaml."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from goalsearch_util import top as _top
 from groundplan.methods.small_model.needs import plain_idioms
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def flat():
-    return build(str(DATA / "round13_flat.yaml"))
+    return build(str(DATA / "kitchen_diner.yaml"))
 
 
 def test_a_spill_that_soaks_into_something_is_still_a_need(encoder, flat):

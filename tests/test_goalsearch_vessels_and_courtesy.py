@@ -1,8 +1,8 @@
-"""goalsearch, issue 21 round 15: courtesy tags, a vessel's liquid, closing whatever is open, a
+"""goalsearch: courtesy tags, a vessel's liquid, closing whatever is open, a
 group narrowed by what it holds, "hand me", "whatever's on", a state verb on a pronoun, a group
 said by its source, a statement beside a group, drink cans, and the scene warning for an object
 placed nowhere. Sentences written for these tests (none from a held-out or evaluation set); scene
-tests/data/round15_flat.yaml."""
+tests/data/scenes/flat.yaml."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from groundplan.methods.small_model.search import _without_courtesy
 from groundplan.sim.pipeline import build
 from groundplan.world.yaml_io import parse_yaml_scene
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def flat():
-    return build(str(DATA / "round15_flat.yaml"))
+    return build(str(DATA / "flat.yaml"))
 
 
 def test_a_courtesy_tag_is_no_clause(encoder, flat):
@@ -36,7 +36,7 @@ def test_a_clause_naming_a_vessel_is_about_its_liquid(encoder, flat):
     said = "boil the kettle, pour the hot water into the mug and bring it to me"
     want = {A("liquid_warm", "water0"), A("liquid_in", "water0", "mug0"), A("inhand", "mug0", "human0")}
     assert _top(encoder, flat, said) == want
-    # (round 17's state_clauses also picks the kettle's water for "boil the kettle": off as well)
+    # (state_clauses also picks the kettle's water for "boil the kettle": off as well)
     assert _top(encoder, flat, said, vessel_focus=False, state_clauses=False) != want
 
 
@@ -49,7 +49,7 @@ def test_a_clause_naming_a_vessel_is_about_its_liquid(encoder, flat):
 ])
 def test_closing_whatever_is_open(encoder, flat, said, want):
     assert _top(encoder, flat, said) == {A("closed", o) for o in want}
-    # (round 16's plural_pairs and noun_lists each also read "all the open drawers and cupboards")
+    # (plural_pairs and noun_lists each also read "all the open drawers and cupboards")
     assert _top(encoder, flat, said, open_ones=False, plural_pairs=False, noun_lists=False) != \
         {A("closed", o) for o in want}
 
@@ -143,11 +143,11 @@ def test_a_fetching_step_adds_no_state(encoder, flat):
 
 
 def test_the_basket_on_the_shelf_is_the_source(encoder):
-    shed = build(str(DATA / "round15_shed.yaml"))
+    shed = build(str(DATA / "basket_shed.yaml"))
     said = "tip everything out of the basket on the shelf onto the tray"
     want = {A("on", "carrot0", "tray0"), A("on", "carrot1", "tray0")}
     assert _top(encoder, shed, said) == want
-    # (round 23's moved_unkept reads "tip everything out of X onto Y" by itself)
+    # (moved_unkept reads "tip everything out of X onto Y" by itself)
     assert _top(encoder, shed, said, nested_places=False, moved_unkept=False) != want
 
 

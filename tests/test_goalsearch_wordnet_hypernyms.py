@@ -1,7 +1,7 @@
-"""goalsearch, issue 21 round 11: the uses of a WordNet hypernym the class-use lexicon has, and a
+"""goalsearch: the uses of a WordNet hypernym the class-use lexicon has, and a
 named liquid's portion by its named vessel or place. Sentences written for these tests (none from
-a held-out or evaluation set); scenes tests/data/round10_watchbench.yaml and
-tests/data/round11_kitchenette.yaml."""
+a held-out or evaluation set); scenes tests/data/scenes/watch_bench.yaml and
+tests/data/scenes/kitchenette.yaml."""
 
 from __future__ import annotations
 
@@ -15,17 +15,17 @@ from groundplan.knowledge.uses import ClassUses
 from groundplan.knowledge.wordnet import WordNet
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    return build(str(DATA / "round10_watchbench.yaml"), oam_file=str(DATA / "round10_watchbench.oam.yaml"))
+    return build(str(DATA / "watch_bench.yaml"), oam_file=str(DATA / "watch_bench.oam.yaml"))
 
 
 @pytest.fixture(scope="module")
 def kitchenette():
-    return build(str(DATA / "round11_kitchenette.yaml"))
+    return build(str(DATA / "kitchenette.yaml"))
 
 
 def test_nearest_known_hypernym_keeps_the_sense():

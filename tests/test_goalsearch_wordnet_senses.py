@@ -1,6 +1,6 @@
-"""goalsearch, issue 21 round 10: WordNet senses of classes the class-use lexicon lacks. Sentences
+"""goalsearch: WordNet senses of classes the class-use lexicon lacks. Sentences
 written for these tests (none from a held-out or evaluation set); the scene is
-tests/data/round10_watchbench.yaml with its map, whose small things no class-use entry names."""
+tests/data/scenes/watch_bench.yaml with its map, whose small things no class-use entry names."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from groundplan.knowledge.uses import ClassUses
 from groundplan.knowledge.wordnet import WordNet
 from groundplan.sim.pipeline import build
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "scenes"
 UNKNOWN = ("loupe", "whetstone", "waders", "balaclava", "chamois", "tweezers")
 
 
 @pytest.fixture(scope="module")
 def bench():
-    return build(str(DATA / "round10_watchbench.yaml"), oam_file=str(DATA / "round10_watchbench.oam.yaml"))
+    return build(str(DATA / "watch_bench.yaml"), oam_file=str(DATA / "watch_bench.oam.yaml"))
 
 
 def test_the_scene_names_classes_the_lexicon_lacks():
@@ -35,7 +35,7 @@ def test_the_scene_names_classes_the_lexicon_lacks():
     ("my face is freezing in this wind", "balaclava0"),  # "covers all of the head but the face"
 ])
 def test_a_need_reaches_an_unknown_class_through_its_sense(encoder, bench, instruction, obj):
-    want = {A("inhand", obj, "human0")}  # the sense alone (round 11's hypernym uses off)
+    want = {A("inhand", obj, "human0")}  # the sense alone (the WordNet hypernyms' uses off)
     assert _top(encoder, bench, instruction, wordnet_senses=True, wordnet_hypernyms=False) == want
     assert _top(encoder, bench, instruction, wordnet_senses=False, wordnet_hypernyms=False) != want
 

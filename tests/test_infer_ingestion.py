@@ -36,6 +36,6 @@ def test_scene_varnish_is_not_offered_to_drink():
 
     from groundplan.sim.pipeline import build
 
-    pt = build(str(Path(__file__).parent / "data" / "round18_room.yaml"), strict=False)
+    pt = build(str(Path(__file__).parent / "data" / "scenes" / "staff_room.yaml"), strict=False)
     assert "drinkable" not in pt.inferred["varnish"]
     assert "withheld" in pt.inference["varnish"].source

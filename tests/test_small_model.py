@@ -305,11 +305,11 @@ def test_goal_command_defaults_to_goalsearch():
     assert out["goal"] == "(and (inhand coke0 human0) (in banana0 trash_can0))" and out["plan"]
 
 
-# ------------------------------------------------------------------ issue 21, round 3
+# ------------------------------------------------------------------ function groups, state verbs, kept objects
 
 
 def _analysis3(kitchen, text):
-    """The analysis with round 3's lexicon (function groups, state verbs) and options on."""
+    """The analysis with the function-group and state-verb lexicon and its options on."""
     return _analysis(kitchen, text, lexicon=dict(functions=True, states=True), keep=True, singular_all=True)
 
 
@@ -337,13 +337,13 @@ def test_kept_objects_and_just_no(kitchen):
     ("hand me the cup but leave the sponge on the counter", {"(inhand cup0 human0)", "(on sponge0 counter0)"}),
     ("put the apple on the table and chop it", {"(on apple0 table0)", "(chopped apple0)"}),
 ])
-def test_structures_of_round_3(searcher, kitchen, instruction, expected):
+def test_state_verbs_pours_and_kept_objects(searcher, kitchen, instruction, expected):
     res = searcher.search(instruction, kitchen.domain, kitchen.problem)
     assert {a.pddl() for a in res.goals[0].atoms} == expected, (res.structure, res.clauses, res.goals[:3])
 
 
 @needs_minilm
-def test_round_3_switches_off(encoder, kitchen):
+def test_state_verbs_and_kept_objects_switch_off(encoder, kitchen):
     off = GoalSearcher(encoder, options=SearchOptions(state_verbs=False, keep_in_place=False))
     res = off.search("hand me the cup but leave the sponge on the counter", kitchen.domain, kitchen.problem)
     assert "(on sponge0 counter0)" not in {a.pddl() for a in res.goals[0].atoms}
