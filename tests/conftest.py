@@ -9,6 +9,17 @@ ROOT = Path(__file__).resolve().parents[1]
 KITCHEN = ROOT / "examples" / "scenes" / "kitchen.yaml"
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test that uses the real MiniLM encoder (the ``encoder`` fixture, directly or through
+    another fixture, or a ``needs_minilm`` skip mark) is marked ``encoder``: ``-m "not encoder"``
+    leaves the sentence model out. How the suite is split into ``make test`` and
+    ``make test-all``: docs/testing.md."""
+    for item in items:
+        minilm = any("minilm" in str(m.kwargs.get("reason", "")).lower() for m in item.iter_markers("skipif"))
+        if minilm or "encoder" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.encoder)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _embedding_store(tmp_path_factory):
     """The sentence encoder's disk store in a directory of this test session (and of the CLI

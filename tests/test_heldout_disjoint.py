@@ -20,11 +20,22 @@ PACKAGE = ROOT / "src" / "groundplan"
 #: every file goalsearch learns or retrieves from: the example pools and generated training
 #: data (package data), the small-model prompts, and every other prompt template
 TRAINING_DIRS = (PACKAGE / "data" / "examples", PACKAGE / "prompts", ROOT / "benchmarks" / "data" / "small_model_train")
+#: libyaml where it is installed (the same data, parsed faster)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 TEXT_SUFFIXES = {".yaml", ".yml", ".txt", ".json", ".jsonl", ".csv", ".md", ".tsv"}
 
 
+@lru_cache(maxsize=None)
 def _norm(s: str) -> str:
+    """Lower case, words only (cached: every test normalises the same training texts)."""
     return " ".join(re.findall(r"[a-z0-9']+", s.lower().replace("’", "'")))
+
+
+@lru_cache(maxsize=None)
+def _heldout(name: str) -> dict:
+    """A held-out set file, parsed once per run; read only."""
+    text = (HELDOUT_DIR / name).read_text()
+    return yaml.load(text, Loader=_LOADER)
 
 
 def _heldout_instructions() -> list[str]:
@@ -32,7 +43,7 @@ def _heldout_instructions() -> list[str]:
     assert files, "no held-out set under benchmarks/data/heldout_goals/"
     out = []
     for f in files:
-        out += [t["instruction"] for t in yaml.safe_load(f.read_text())["tasks"]]
+        out += [t["instruction"] for t in _heldout(f.name)["tasks"]]
     return out
 
 
@@ -93,7 +104,7 @@ def _training_texts() -> tuple[tuple[str, str], ...]:
             rel = str(f.relative_to(ROOT))
             if f.suffix in (".yaml", ".yml"):
                 try:
-                    out += [(rel, s) for s in _strings(yaml.safe_load(text))]
+                    out += [(rel, s) for s in _strings(yaml.load(text, Loader=_LOADER))]
                 except yaml.YAMLError:
                     pass
             elif f.suffix == ".jsonl":
@@ -109,8 +120,47 @@ def _overlap(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
 
 
+#: the word-set overlap at or above which two instructions count as nearly the same
+NEAR = 0.9
+
+
+class _NearIndex:
+    """The evaluation instructions of four or more words, found by word-set overlap >= ``NEAR``
+    without comparing every pair: two word sets whose overlap (Jaccard) is at least t share a word
+    among the first ``|x| - ceil(t |x|) + 1`` words of each, in one fixed word order (prefix
+    filtering), so only the instructions that share such a word with a text are compared, with
+    ``_overlap`` itself. The result is the same as comparing every pair (tested below)."""
+
+    def __init__(self, ev: dict[str, str]):
+        self.sets = [(key, orig, frozenset(key.split())) for key, orig in ev.items() if len(key.split()) >= 4]
+        freq: dict[str, int] = {}
+        for _, _, ws in self.sets:
+            for w in ws:
+                freq[w] = freq.get(w, 0) + 1
+        self.freq = freq  # rare words first: short candidate lists
+        self.index: dict[str, list[int]] = {}
+        for i, (_, _, ws) in enumerate(self.sets):
+            for w in self._prefix(ws):
+                self.index.setdefault(w, []).append(i)
+
+    def _prefix(self, ws) -> list[str]:
+        # one word fewer overlap than t |x| allows for floating-point slack: a longer prefix only
+        # adds candidates, never loses a pair
+        keep = len(ws) - max(int(NEAR * len(ws) - 1e-9), 0) + 1
+        return sorted(ws, key=lambda w: (self.freq.get(w, 0), w))[:keep]
+
+    def similar(self, n: str) -> list[tuple[str, str]]:
+        ws = set(n.split())
+        if not ws:
+            return []
+        cands = {i for w in self._prefix(ws) for i in self.index.get(w, ())}
+        return [(self.sets[i][0], self.sets[i][1]) for i in sorted(cands) if _overlap(self.sets[i][0], n) >= NEAR]
+
+
 def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]:
     ev = {_norm(s): s for s in evaluation}
+    near = _NearIndex(ev)
+    phrases = [(key, orig) for key, orig in ev.items() if len(key.split()) >= 3]
     hits = []
     for rel, text in training:
         n = _norm(text)
@@ -119,11 +169,28 @@ def _shared(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]
             continue
         if len(n) > 400:  # a whole file: the evaluation sentence must not appear in it
             padded = f" {n} "
+            hits += [f"{rel}: contains {orig!r}" for key, orig in phrases if f" {key} " in padded]
+        else:
+            hits += [f"{rel}: {text!r} ~ {orig!r}" for key, orig in near.similar(n)]
+    return sorted(set(hits))
+
+
+def _shared_every_pair(evaluation: list[str], training: list[tuple[str, str]]) -> list[str]:
+    """``_shared`` comparing every pair (the reference the index is checked against)."""
+    ev = {_norm(s): s for s in evaluation}
+    hits = []
+    for rel, text in training:
+        n = _norm(text)
+        if n in ev:
+            hits.append(f"{rel}: {ev[n]!r}")
+            continue
+        if len(n) > 400:
+            padded = f" {n} "
             hits += [f"{rel}: contains {orig!r}" for key, orig in ev.items() if len(key.split()) >= 3
                      and f" {key} " in padded]
         else:
             hits += [f"{rel}: {text!r} ~ {orig!r}" for key, orig in ev.items()
-                     if len(key.split()) >= 4 and _overlap(key, n) >= 0.9]
+                     if len(key.split()) >= 4 and _overlap(key, n) >= NEAR]
     return sorted(set(hits))
 
 
@@ -155,7 +222,7 @@ HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout
 
 @pytest.mark.parametrize("name", HELDOUT_FILES)
 def test_heldout_set_is_large_and_dated(name):
-    data = yaml.safe_load((HELDOUT_DIR / name).read_text())
+    data = _heldout(name)
     assert str(data["date"]) == name[len("heldout_"):len("heldout_") + 10]  # the date in the file name
     tasks = data["tasks"]
     assert len(tasks) >= 80
@@ -168,14 +235,14 @@ def test_heldout_set_is_large_and_dated(name):
 def test_heldout_goals_parse(name):
     from groundplan.pddl.goal import parse_goal
 
-    for t in yaml.safe_load((HELDOUT_DIR / name).read_text())["tasks"]:
+    for t in _heldout(name)["tasks"]:
         parse_goal(t["goal"])
 
 
 def test_second_heldout_set_is_fresh():
     """Held-out b shares no instruction with the first set (which had been seen), has an
     unseen-class scene with an oracle map, and about a quarter implicit needs."""
-    first, second = (yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:2])
+    first, second = (_heldout(n) for n in HELDOUT_FILES[:2])
     shared = _shared([t["instruction"] for t in second["tasks"]],
                      [("heldout_2026-11-24.yaml", t["instruction"]) for t in first["tasks"]])
     assert shared == []
@@ -192,7 +259,7 @@ def _assert_fresh(index: int, label: str, min_tasks: int, *, new_own_scenes: boo
     used, a set may reuse some with new instructions; and, with ``new_own_scenes``, none of their
     own scenes), has two unseen-class scenes each with an oracle map and two own default-map scenes,
     and about a quarter to a third implicit needs."""
-    *earlier_sets, new = [yaml.safe_load((HELDOUT_DIR / n).read_text()) for n in HELDOUT_FILES[:index + 1]]
+    *earlier_sets, new = [_heldout(n) for n in HELDOUT_FILES[:index + 1]]
     earlier = [(n, t["instruction"]) for n, d in zip(HELDOUT_FILES, earlier_sets) for t in d["tasks"]]
     shared = _shared([t["instruction"] for t in new["tasks"]], earlier)
     assert shared == [], f"held-out {label} repeats earlier held-out instructions:\n" + "\n".join(shared)
@@ -216,7 +283,7 @@ def _assert_disjoint(index: int, label: str) -> None:
     generated training file."""
     training = _training_texts()
     assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
-    texts = [t["instruction"] for t in yaml.safe_load((HELDOUT_DIR / HELDOUT_FILES[index]).read_text())["tasks"]]
+    texts = [t["instruction"] for t in _heldout(HELDOUT_FILES[index])["tasks"]]
     shared = _shared(texts, training)
     assert shared == [], f"held-out {label} instructions found in pools / prompts / training data:\n" + "\n".join(shared)
 
@@ -296,3 +363,24 @@ def test_overlap_detector_catches_a_copy():
     ev = _heldout_instructions()[:3]
     fake = [("pool.yaml", ev[1].upper().rstrip(".") + "!")]
     assert _shared(ev, fake)
+
+
+def test_near_index_finds_what_comparing_every_pair_finds():
+    """The prefix-filtered search gives the same hits as comparing every pair: on near copies
+    of held-out instructions (one word added, dropped or changed, words reordered) and on a
+    sample of the real training texts."""
+    import random
+
+    ev = _heldout_instructions()
+    rng = random.Random(7)
+    picked = rng.sample(ev, 150)
+    fakes = []
+    for k, s in enumerate(picked):
+        words = s.split()
+        variants = [" ".join(words + ["please"]), " ".join(words[1:]), " ".join(reversed(words)),
+                    " ".join(words[:-1] + ["thing"]), " ".join(words[:len(words) // 2])]
+        fakes += [(f"fake{k}.yaml", v) for v in variants]
+    training = fakes + list(rng.sample(_training_texts(), 800))
+    fast, slow = _shared(ev[:300] + picked, training), _shared_every_pair(ev[:300] + picked, training)
+    assert fast == slow
+    assert len(fast) > 150  # the near copies are found (the check can fail)
