@@ -1,16 +1,18 @@
 """Local-model speed: per installed model, prefill and decode tokens/s and the latency of
 AutoGPT+P's goal call (its prompt and goal grammar, as the method sends them) through
-groundplan's embedded backend, with llama.cpp's weight repacking on and off, beside bare
+groundplan's embedded backend (its defaults; ``--configs`` adds groundplan-repack /
+groundplan-norepack, llama.cpp's weight repacking forced on / off), beside bare
 llama-cpp-python with its default settings (only the context raised to fit the prompt) on
 the same prompts, in the same run. Each configuration runs in its own process, one after
-another, so they share the machine's state.
+another, so they share the machine's state; with ``--repeat N`` the configurations
+alternate N times and the table shows medians (on a busy machine one pass is noise).
 
 - prefill / decode: llama.cpp's own counters (``llama_perf_context``) over a fresh context
   (the goal prompt, then up to 64 answer tokens without grammar);
 - goal call: three instructions in one scene; "cold" is the first call after loading,
   "warm" the mean of the next two (the scene's prompt prefix is already in the KV cache).
 
-    .venv/bin/python benchmarks/llm_speed.py [--models smollm2-135m qwen2.5-coder-1.5b] [--out FILE.md]
+    .venv/bin/python benchmarks/llm_speed.py [--models smollm2-135m qwen2.5-coder-1.5b] [--repeat 3] [--out FILE.md]
     make llm-speed
 """
 
@@ -27,7 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SCENE = ROOT / "examples" / "scenes" / "kitchen.yaml"
 INSTRUCTIONS = ("Bring me the apple", "Put the coke in the fridge", "Throw away the banana")
-CONFIGS = ("bare", "groundplan", "groundplan-norepack")
+#: groundplan: its defaults (repacking where it pays: docs/models.md); -repack / -norepack force it
+CONFIGS = ("bare", "groundplan", "groundplan-repack", "groundplan-norepack")
 N_CTX = 4096
 DECODE_TOKENS = 64
 
@@ -65,6 +68,8 @@ def _prefill_decode(llama) -> dict:
 def worker(config: str, model: str) -> dict:
     if config == "groundplan-norepack":
         os.environ["GROUNDPLAN_LLAMA_EXTRA_BUFTS"] = "0"
+    elif config == "groundplan-repack":
+        os.environ["GROUNDPLAN_LLAMA_EXTRA_BUFTS"] = "1"
     elif config == "groundplan":
         os.environ.pop("GROUNDPLAN_LLAMA_EXTRA_BUFTS", None)
     from groundplan.llm.models import resolve_model
@@ -108,6 +113,17 @@ def worker(config: str, model: str) -> dict:
     return res
 
 
+def _median(rs: list[dict]) -> dict:
+    """The runs of one configuration: numbers as medians, the rest from the first run."""
+    out = dict(rs[0])
+    for k, v in rs[0].items():
+        if isinstance(v, float):
+            vals = sorted(r[k] for r in rs if r.get(k) is not None)
+            out[k] = vals[len(vals) // 2] if vals else None
+    out["passes"] = len(rs)
+    return out
+
+
 def _fmt(v, spec: str) -> str:
     return "-" if v is None else format(v, spec)
 
@@ -115,7 +131,8 @@ def _fmt(v, spec: str) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", nargs="*", help="model names (default: every installed model)")
-    ap.add_argument("--configs", nargs="*", default=list(CONFIGS), choices=CONFIGS)
+    ap.add_argument("--configs", nargs="*", default=["bare", "groundplan"], choices=CONFIGS)
+    ap.add_argument("--repeat", type=int, default=1, help="alternate the configurations this often; medians")
     ap.add_argument("--out", type=Path, help="also write the table (markdown) here")
     ap.add_argument("--worker", nargs=2, metavar=("CONFIG", "MODEL"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -126,19 +143,23 @@ def main() -> None:
     from groundplan.llm.models import MODELS, is_installed
 
     models = args.models or [m.name for m in MODELS.values() if is_installed(m)]
-    rows = []
-    for model in models:
-        for config in args.configs:
-            r = subprocess.run([sys.executable, __file__, "--worker", config, model], capture_output=True, text=True)
-            if r.returncode != 0:
-                print(f"{model} {config}: failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}", file=sys.stderr)
-                continue
-            rows.append(json.loads(r.stdout.strip().splitlines()[-1]))
-            print(f"{model} {config}: done", file=sys.stderr, flush=True)
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for rep in range(args.repeat):
+        for model in models:
+            for config in args.configs:
+                r = subprocess.run([sys.executable, __file__, "--worker", config, model], capture_output=True,
+                                   text=True)
+                if r.returncode != 0:
+                    print(f"{model} {config}: failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}",
+                          file=sys.stderr)
+                    continue
+                runs.setdefault((model, config), []).append(json.loads(r.stdout.strip().splitlines()[-1]))
+                print(f"{model} {config} pass {rep + 1}: done", file=sys.stderr, flush=True)
+    rows = [_median(rs) for rs in runs.values()]
     flags = cpu_flags()
     lines = [f"CPU: {os.cpu_count()} cores; AMX {'reported' if 'amx_tile' in flags else 'not reported'}; "
              f"repacking safe: {extra_bufts_safe()}; load average at the end: "
-             f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", "",
+             f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; medians of {args.repeat} alternating pass(es)", "",
              "| model | configuration | threads | repack | load s | prompt tokens | prefill tok/s | decode tok/s "
              "| goal call cold s | goal call warm s | same goals as bare |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -168,3 +168,27 @@ def test_registry_matches_the_gguf_metadata(name):
     assert reg.context_length(md) == spec.context
     assert md.get("tokenizer.chat_template")  # the chat template comes from the file
     assert md.get("tokenizer.ggml.eos_token_id")
+
+
+@pytest.mark.parametrize("flags, granted, env, expected", [
+    ("avx2 avx512f", False, None, False),        # no AMX: off (measured slower here)
+    ("avx2 avx512f", False, "1", True),          # asked for: on
+    ("avx512f amx_tile amx_int8", True, None, True),   # usable AMX: on
+    ("avx512f amx_tile amx_int8", False, None, False),  # AMX the kernel refuses: off ...
+    ("avx512f amx_tile amx_int8", False, "1", False),   # ... even when asked for (it would crash)
+    ("avx512f amx_tile", True, "0", False),
+])
+def test_weight_repacking_only_where_safe(monkeypatch, flags, granted, env, expected):
+    from groundplan.llm import _llamacpp as lc
+
+    monkeypatch.setattr(lc, "cpu_flags", lambda path="/proc/cpuinfo": frozenset(flags.split()))
+    monkeypatch.setattr(lc, "_amx_permitted", lambda: granted)
+    lc.amx_state.cache_clear()
+    if env is None:
+        monkeypatch.delenv(lc.EXTRA_BUFTS_ENV, raising=False)
+    else:
+        monkeypatch.setenv(lc.EXTRA_BUFTS_ENV, env)
+    try:
+        assert lc.extra_bufts_enabled() is expected
+    finally:
+        lc.amx_state.cache_clear()

@@ -6,13 +6,18 @@ core (a planner, a test run). A passive wait policy costs little when the machin
 It must be set before the library loads; a value the user set is kept.
 
 Weight repacking (llama.cpp's extra buffer types, ``use_extra_bufts``: weights laid out for
-the CPU's wide instructions, AMX where present) stays on, except on a CPU that reports AMX
-which the kernel does not let this process use: there the AMX path crashes the process with
-a segmentation fault on the first batch of more than one token ("AMX is not ready to be
-used!"). That case is detected (``extra_bufts_safe``): the ``amx_tile`` flag in
-/proc/cpuinfo, and the permission request for AMX tile data (``arch_prctl(ARCH_REQ_XCOMP_PERM,
-XFEATURE_XTILEDATA)``, the request llama.cpp makes) refused. ``GROUNDPLAN_LLAMA_EXTRA_BUFTS``
-= 1 / 0 forces repacking on / off."""
+the CPU's wide instructions, AMX tiles where present) is on where it pays and is safe:
+- on a CPU with AMX that this process may use (the ``amx_tile`` flag in /proc/cpuinfo and
+  the kernel grants AMX tile data: ``arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)``,
+  the request llama.cpp makes), on: llama.cpp's AMX kernels need the repacked weights;
+- on a CPU that reports AMX the kernel refuses, off, whatever is asked: the AMX path crashes
+  the process with a segmentation fault on the first batch of more than one token ("AMX is
+  not ready to be used!");
+- elsewhere off: measured on 2 AVX-512 cores without AMX (benchmarks/llm_speed.py,
+  docs/models.md "Speed"), repacking slowed prefill, which dominates a method's goal call,
+  by 13-38 % on the Qwen2.5-Coder Q4_K_M models and cost load time (SmolLM2's Q4_1 weights
+  are not repacked at all).
+``GROUNDPLAN_LLAMA_EXTRA_BUFTS`` = 1 / 0 asks for repacking on / off."""
 
 from __future__ import annotations
 
@@ -55,18 +60,26 @@ def _amx_permitted() -> bool:
 
 
 @lru_cache(maxsize=1)
-def extra_bufts_safe() -> bool:
-    """False only on a CPU that reports AMX (``amx_tile``) which this process may not use."""
+def amx_state() -> str:
+    """``none`` (no AMX reported), ``usable`` (reported and granted) or ``refused``."""
     if "amx_tile" not in cpu_flags():
-        return True
-    return _amx_permitted()
+        return "none"
+    return "usable" if _amx_permitted() else "refused"
+
+
+def extra_bufts_safe() -> bool:
+    """False only on a CPU that reports AMX which this process may not use."""
+    return amx_state() != "refused"
 
 
 def extra_bufts_enabled() -> bool:
+    """Whether models load with repacked weights (see the module docstring)."""
+    if not extra_bufts_safe():
+        return False
     forced = os.environ.get(EXTRA_BUFTS_ENV)
     if forced in ("0", "1"):
         return forced == "1"
-    return extra_bufts_safe()
+    return amx_state() == "usable"
 
 
 def import_llama_cpp() -> Any:
