@@ -151,9 +151,9 @@ def role_head(cls: str) -> Optional[str]:
     for form in singular_forms(ws[-1]):
         if form in roles:
             return form
-    for form in singular_forms(ws[-1]):  # a closed compound ending in a role of things that stay where
-        for n in range(3, len(form) - 2):  # they are: a bathtub is a tub, a nightstand a stand
-            if form[n:] in roles and "carry" not in roles[form[n:]]:
+    for form in singular_forms(ws[-1]):  # a closed compound ending in a role of containers that stay
+        for n in range(3, len(form) - 2):  # where they are: a bathtub is a tub, a dustbin a bin
+            if form[n:] in roles and "carry" not in roles[form[n:]] and "contain" in roles[form[n:]]:
                 return form[n:]
     return None
 
