@@ -164,7 +164,7 @@ def run(method: str, instruction: str, scene: Union[PathLike, Scene], *, skills:
         oam: Optional[PathLike] = None, check: Optional[str] = None, llm: Optional["LLM"] = None,
         planner: Optional["Planner"] = None, seed: int = 0, config: Optional[Mapping[str, Any]] = None,
         on_event: Optional[Callable[[dict], None]] = None, task: Optional[Task] = None,
-        oam_replace: bool = False, infer: Any = "default") -> "Episode":
+        oam_replace: bool = False, infer: Any = "default", allow_unsafe: bool = False) -> "Episode":
     """Run ``method``'s whole algorithm on ``instruction`` in ``scene`` (a file, or a
     ``Scene`` built in memory, e.g. by a perception pipeline) and return the ``Episode``
     (status, goal, plan, metrics, usage, trace; ``verdict(episode)``), settled: its
@@ -172,7 +172,8 @@ def run(method: str, instruction: str, scene: Union[PathLike, Scene], *, skills:
     record"). ``llm``: the method's LLM (``make_llm``); None gives the embedded model to a
     method that needs one. ``oam_replace`` / ``infer``: as in ``build_task``, for every
     task the method builds. ``on_event(event)`` is called for each trace event as it
-    happens. Raises ``MethodRefused`` when the method cannot run on this task (its reason)."""
+    happens. ``allow_unsafe``: skip the safety check of goals and steps (docs/safety.md; for
+    experiments). Raises ``MethodRefused`` when the method cannot run on this task (its reason)."""
     from groundplan.core.episode import RunContext, failed_episode, run_method, settle_episode, trace_listener
     from groundplan.errors import GroundplanError
     from groundplan.methods import method_class
@@ -189,7 +190,7 @@ def run(method: str, instruction: str, scene: Union[PathLike, Scene], *, skills:
     if own_llm:
         llm = make_llm("embedded")
     ctx = RunContext(llm=llm, planner=planner or make_planner(), seed=seed, config=dict(config or {}),
-                     planner_timeout=None)
+                     planner_timeout=None, allow_unsafe=allow_unsafe)
     t0 = time.perf_counter()
     try:
         with contextlib.ExitStack() as stack:

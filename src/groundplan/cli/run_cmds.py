@@ -237,6 +237,8 @@ def run_command(
     script: List[str] = typer.Option([], "--script", help="answers for --llm scripted, in order"),
     best_effort: bool = typer.Option(False, "--best-effort", help="never abstain: plan the nearest substitute for "
                                                                   "a thing the scene lacks (exit 4 otherwise)"),
+    allow_unsafe: bool = typer.Option(False, "--allow-unsafe", help="skip the safety check of goals and steps "
+                                                                    "(experiments only; exit 5 otherwise)"),
     backend: str = BackendOpt, model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
     no_cache: bool = NoCacheOpt, cache_dir: Optional[Path] = CacheDirOpt,
     replay: Optional[List[Path]] = ReplayOpt, api_key_env: Optional[str] = KeyEnvOpt,
@@ -365,7 +367,7 @@ def run_command(
     try:
         ep = api.run(method, instruction, scene, llm=llm, planner=api.make_planner(timeout=planner_timeout),
                      seed=seed, config=config, task=task, on_event=on_event if show else None,
-                     oam_replace=oam_replace, infer=infer)
+                     oam_replace=oam_replace, infer=infer, allow_unsafe=allow_unsafe)
     except MethodRefused as exc:  # refused after all
         refused(str(exc))
         return

@@ -161,6 +161,9 @@ class RunContext:
     #: travel with the context, so runs on threads (the web console) never swap a global;
     #: default: the process's bounds when the context is built (``groundplan.limits.current``)
     limits: Limits = field(default_factory=current_limits)
+    #: skip the safety check (``core/safety.py``) of goals and executed steps, for
+    #: experiments (``--allow-unsafe``); the check is on by default for every method
+    allow_unsafe: bool = False
 
     def with_seed(self, seed: int) -> "RunContext":
         return replace(self, seed=seed)

@@ -103,6 +103,8 @@ def verdict_text(status: str, success: bool, metrics: Optional[Mapping[str, Any]
     kind = verdict_kind(status, success, metrics)
     if kind in (Verdict.ERROR, Verdict.ABSTAINED, Verdict.UNSAFE):
         reason = " ".join(str(error or status).split())
+        if kind is not Verdict.ERROR and reason.startswith(f"{kind.value}: "):
+            reason = reason[len(kind.value) + 2:]  # the safety check's reason says "unsafe: " itself
         return f"{kind.value}: {reason}"
     return kind.value
 

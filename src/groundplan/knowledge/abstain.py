@@ -171,16 +171,23 @@ def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
     return None
 
 
-def unmet_need(needs: Sequence[str], objects: Iterable[str], has: Callable[[str, str], bool],
-               text: str = "") -> Optional[str]:
-    """The refusal word of the first stated need (plain needs, e.g. from goalsearch's
-    ``paraphrase_needs``, or a phrase of ``text`` that asks for something by its use: "something
-    to drink") that takes an affordance no object has (``has(obj, affordance)``)."""
+def need_specs(needs: Sequence[str], text: str = "") -> list[tuple[tuple[str, ...], str]]:
+    """(affordances any of which meets it, refusal word) of each stated need (plain needs, or a
+    phrase of ``text`` that asks for something by its use: "something to drink")."""
     w = words()
     specs = [w.needs[n] for n in needs if n in w.needs]
     low = " ".join(_WORD.findall(text.lower().replace("’", "'")))
     specs += [spec for phrase, spec in w.asked.items()
               if re.search(r"\b" + re.escape(phrase) + r"\b(?!\s+(?:out|from|with|in|on)\b)", low)]
+    return specs
+
+
+def unmet_need(needs: Sequence[str], objects: Iterable[str], has: Callable[[str, str], bool],
+               text: str = "") -> Optional[str]:
+    """The refusal word of the first stated need (plain needs, e.g. from goalsearch's
+    ``paraphrase_needs``, or a phrase of ``text`` that asks for something by its use: "something
+    to drink") that takes an affordance no object has (``has(obj, affordance)``)."""
+    specs = need_specs(needs, text)
     objs = list(objects)
     for affordances, word in specs:
         if not any(has(o, a) for o in objs for a in affordances):
@@ -202,4 +209,4 @@ def nearest_object(wanted: str, objects: Mapping[str, str], vocab: Vocabulary) -
     return best
 
 
-__all__ = ["Abstention", "Vocabulary", "absent_thing", "unmet_need", "nearest_object", "words"]
+__all__ = ["Abstention", "Vocabulary", "absent_thing", "need_specs", "unmet_need", "nearest_object", "words"]

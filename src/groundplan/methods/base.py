@@ -47,6 +47,8 @@ from groundplan.core.episode import (
 from groundplan.core.task import Task
 from groundplan.core.verdict import with_checks
 from groundplan.errors import ConfigError, GroundplanError
+from groundplan.methods._safety import current as current_safety
+from groundplan.methods._safety import guarded
 from groundplan.sim.pipeline import PlanOutcome, build, plan_and_check
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
@@ -173,16 +175,19 @@ class Method:
             return refused
         rec = EpisodeRecorder(extra_types=self.trace_types)
         pt = None
-        try:
-            cfg = self.configure(ctx.config)
-            missing = self._missing(ctx, cfg)
-            if missing is not None:
-                return failed_episode(task, self.name, EpisodeStatus.ERROR, missing, seed=ctx.seed)
-            pt = self.build(task, cfg)
-            attempt = self._run(task, ctx, cfg, rec, pt)
-            ep = self._conclude(task, ctx, attempt, rec, pt)
-        except GroundplanError as exc:
-            ep = failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed)
+        with guarded(task, rec, ctx.allow_unsafe) as safety:
+            try:
+                cfg = self.configure(ctx.config)
+                missing = self._missing(ctx, cfg)
+                if missing is not None:
+                    return failed_episode(task, self.name, EpisodeStatus.ERROR, missing, seed=ctx.seed)
+                pt = self.build(task, cfg)
+                attempt = self._run(task, ctx, cfg, rec, pt)
+                ep = self._conclude(task, ctx, attempt, rec, pt)
+            except GroundplanError as exc:
+                ep = failed_episode(task, self.name, EpisodeStatus.ERROR, str(exc), seed=ctx.seed)
+        if safety is not None and safety.refused:
+            ep = _after_refusals(ep, safety.refused, safety.step_refused)
         metrics = dict(ep.metrics)
         model = getattr(ctx.llm, "model", None) if ctx.llm is not None else None
         if model:
@@ -221,8 +226,11 @@ class Method:
         (a safety check joins here): None lets it through, a reason (one line) ends the
         episode as ``unsafe`` with that reason (a goal a method plans itself through
         ``plan_goal`` is the planner outcome ``invalid``: the method tries its next goal). ``run`` calls it on the hook's goal, and
-        ``plan_goal`` on every goal a method plans itself. Default: no check."""
-        return None
+        ``plan_goal`` on every goal a method plans itself. Default: the safety check
+        (``core/safety.py``: no hazard handed to a person to meet a need, none to a child),
+        off with ``RunContext.allow_unsafe``."""
+        safety = current_safety()
+        return safety.goal(goal, pt) if safety is not None else None
 
     def _check_plan(self, plan: Sequence[str], pt: Optional["PlanningTask"]) -> Optional[str]:
         """The hook point for a check of a plan's steps before the base executes them (as
@@ -300,6 +308,17 @@ class Method:
         for p in files:
             h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
         return h.hexdigest()[:12]
+
+
+def _after_refusals(ep: Episode, refused: Sequence[str], step_refused: bool) -> Episode:
+    """An episode the safety check refused something in: ``unsafe`` with the first reason
+    when a step was refused or the episode ended without a plan, unless it still succeeded
+    (a safe way found after the refusal); the refusals in its metrics either way."""
+    metrics = {**ep.metrics, "unsafe_refused": list(refused)}
+    if ep.success or ep.status in (EpisodeStatus.UNSAFE.value, EpisodeStatus.ERROR.value, EpisodeStatus.CRASH.value) \
+            or (ep.plan and not step_refused):
+        return replace(ep, metrics=metrics)
+    return replace(ep, status=EpisodeStatus.UNSAFE.value, success=False, error=refused[0], metrics=metrics)
 
 
 _REGISTRY: dict[str, type[Method]] = {}

@@ -5,9 +5,11 @@ Wake et al. and COWP consume."""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import itertools
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from groundplan.pddl.formula import (
     And,
@@ -93,6 +95,25 @@ class _Arg(str):
         return obj
 
 
+#: a check every executed step passes first, set for one episode (one thread) by
+#: ``step_guard``: ``guard(executor, step_text) -> reason or None``; a reason refuses the step
+#: (it is not applied; the step fails with that reason, which feedback-driven methods see)
+_STEP_GUARD: contextvars.ContextVar[Optional[Callable[["Executor", str], Optional[str]]]] = contextvars.ContextVar(
+    "groundplan_step_guard", default=None)
+
+
+@contextlib.contextmanager
+def step_guard(guard: Optional[Callable[["Executor", str], Optional[str]]]) -> Iterator[None]:
+    """Every step an ``Executor`` applies inside this block (this thread) is first put to
+    ``guard``; the method template installs the safety check this way, so that a method that
+    executes step by step itself is checked too. ``None``: no guard."""
+    token = _STEP_GUARD.set(guard)
+    try:
+        yield
+    finally:
+        _STEP_GUARD.reset(token)
+
+
 class Executor:
     """Holds the current state and applies steps. ``step`` is ``"name arg1 arg2"``."""
 
@@ -141,6 +162,11 @@ class Executor:
         if not ev.holds(pre):
             msg = self._check_message(act, args, binding, ev) if act.checks else None
             return StepResult(text, False, msg or self._explain(name, args, pre, ev))
+        guard = _STEP_GUARD.get() if apply else None
+        if guard is not None:
+            why = guard(self, text)
+            if why:
+                return StepResult(text, False, why)
         adds: set[Atom] = set()
         dels: set[Atom] = set()
         cost = 0.0
@@ -256,4 +282,4 @@ def check_plan(domain: Domain, problem: Problem, plan: Sequence[str]) -> str | N
 
 register_plan_check(check_plan)
 
-__all__ = ["Executor", "ExecutionTrace", "StepResult", "check_plan", "execute_plan", "Exists", "Forall"]
+__all__ = ["Executor", "step_guard", "ExecutionTrace", "StepResult", "check_plan", "execute_plan", "Exists", "Forall"]

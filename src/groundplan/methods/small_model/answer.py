@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from groundplan.knowledge.abstain import Abstention, Vocabulary, absent_thing, nearest_object, unmet_need
+from groundplan.knowledge.abstain import Abstention, Vocabulary, absent_thing, nearest_object, need_specs, unmet_need
 from groundplan.knowledge.wordnet import WordNet
 from groundplan.methods.small_model.candidates import scene_view
 from groundplan.methods.small_model.mentions import categories, synonyms
@@ -108,6 +108,30 @@ def abstention(instruction: str, domain: Any, problem: Any, first_goal: Optional
 
 
 
+def meets_need(instruction: str, goal: str, domain: Any, problem: Any) -> bool:
+    """Whether what ``goal`` hands a person has an affordance the instruction's stated need
+    takes (a drink for thirst: ``drinkable`` or ``drink``); False when no such need is stated.
+    After the safety check refused a candidate, goalsearch tries only candidates that still
+    meet the need: a hazard refused is never silently swapped for the goggles."""
+    specs = need_specs(paraphrase_needs(instruction), instruction)
+    if not specs:
+        return False
+    try:
+        found = list(atoms(parse_goal(goal)))
+    except Exception:  # noqa: BLE001 - a candidate that does not parse meets nothing
+        return False
+    humans = set(scene_view(domain, problem).humans)
+    given = [a.args[0] for a in found if a.predicate == "inhand" and len(a.args) == 2 and a.args[1] in humans]
+    if not given:
+        return False
+
+    def has(o: str, aff: str) -> bool:
+        t = problem.type_of(domain, o)
+        return aff in domain.types and t is not None and domain.types.is_subtype(t, aff)
+
+    return all(any(has(o, a) for affs, _ in specs for a in affs) for o in given)
+
+
 _ON_ATOM = re.compile(r"\(on\s+([^\s()]+)\s+([^\s()]+)\)")
 
 
@@ -131,4 +155,4 @@ def containment_said(instruction: str, goal: str, classes: Mapping[str, str],
     return _ON_ATOM.sub(inside, goal)
 
 
-__all__ = ["abstention", "confidence", "containment_said", "TEMPERATURE"]
+__all__ = ["abstention", "confidence", "containment_said", "meets_need", "TEMPERATURE"]

@@ -33,7 +33,8 @@ from groundplan.methods.base import (
     TraceRecorder,
     register_method,
 )
-from groundplan.methods.small_model.answer import abstention, confidence, containment_said
+from groundplan.methods.small_model.answer import abstention, confidence, containment_said, meets_need
+from groundplan.methods.small_model.focus import focus
 from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher, SearchOptions
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.semantics import check_semantics
@@ -142,7 +143,10 @@ class GoalSearch(Method):
              pt: Optional[PlanningTask]) -> Attempt:
         assert pt is not None
         searcher = self.searcher(cfg)
-        res = searcher.search(task.instruction, pt.domain, pt.problem,
+        problem = focus(task.instruction, pt.domain, pt.problem, searcher.encoder) or pt.problem
+        if problem is not pt.problem:
+            rec.event("note", what="focus", objects=len(problem.objects), of=len(pt.problem.objects))
+        res = searcher.search(task.instruction, pt.domain, problem,
                               llm=ctx.llm if searcher.options.lm_scoring else None, usage=rec.usage)
         rec.event("note", what="goal search", structure=res.structure, clauses=list(res.clauses),
                   examples=[list(e) for e in res.examples], timings={k: round(v, 4) for k, v in res.timings.items()},
@@ -165,7 +169,10 @@ class GoalSearch(Method):
         out = None
         goal_text: Optional[str] = None
         last_error = "no candidate goal"
+        unsafe_seen = False
         for g in tries:
+            if unsafe_seen and not meets_need(task.instruction, g.text, pt.domain, pt.problem):
+                continue  # after a hazard refused, only a candidate that still meets the need
             goal_text = g.text
             rec.event("goal", text=goal_text, source=g.source, score=round(g.score, 4))
             try:
@@ -178,6 +185,7 @@ class GoalSearch(Method):
                 out = None
                 continue
             out = self.plan_goal(goal_text, pt, ctx, rec, planner=planner)
+            unsafe_seen = unsafe_seen or (out.status == "invalid" and "unsafe:" in (out.error or ""))
             if out.status == "solved":
                 return Attempt.to_execute(out.plan, goal=goal_text, metrics={"tool_calls": 1, "confidence": sure})
             last_error = out.error or out.status
