@@ -269,6 +269,8 @@ class _Kind:
     lemma: str
     words: tuple[str, ...]
     gloss: str
+    #: words of every sense of the lemma and their hypernyms (a mortar is first cement, but also a bowl)
+    every_sense: frozenset[str] = frozenset()
 
     def has(self, table: frozenset[str]) -> bool:
         return any(w in table for w in (self.lemma, *self.words))
@@ -297,8 +299,9 @@ def _kind(cls: str) -> Optional[_Kind]:
         first = wn._synset(wn.index[lemma][0])  # its first sense's words and hypernyms lead
         lead = [*first.words, *(w for off in first.hypernyms for w in wn._synset(off).words)]
         ordered = list(dict.fromkeys(w for w in (*lead, *sorted(kinds[1])) if w != lemma))
-        return _Kind(lemma, tuple(ordered), first.gloss)
-    return _Kind(hit[0], tuple(wn.broader(name, depth=8)), hit[2].gloss)
+        return _Kind(lemma, tuple(ordered), first.gloss, frozenset(kinds[1]))
+    every = wn.kinds(hit[0])
+    return _Kind(hit[0], tuple(wn.broader(name, depth=8)), hit[2].gloss, frozenset(every[1]) if every else frozenset())
 
 
 def _is_container(kind: Optional[_Kind]) -> Optional[bool]:
@@ -308,6 +311,8 @@ def _is_container(kind: Optional[_Kind]) -> Optional[bool]:
     if kind.has(_CONTAINER_WORDS):
         return True
     if kind.has(_NEUTRAL_WORDS) or re.search(r"\b(drawers?|compartments?|storage)\b", kind.gloss):
+        return None
+    if kind.every_sense & _CONTAINER_WORDS:  # another sense is one (a mortar is also a bowl): no verdict
         return None
     return False
 
@@ -381,6 +386,12 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
             conf.pop(a, None)
         if gone:
             source += f" ({', '.join(gone)} withheld: no food or drink sense in WordNet)"
+        if kind is not None:  # the dictionary agrees it is food or drink: as sure as a WordNet kind
+            for a in ("consumable", "drinkable"):  # (a drink is drinkable, not eaten: the map's convention)
+                if a in conf and not (a == "consumable" and "beverage" in kind.every_sense):
+                    conf[a] = max(conf[a], CONFIDENCE["wordnet"])
+            if "drink" in conf and kind.has(_DRINK_VESSELS):
+                conf["drink"] = max(conf["drink"], CONFIDENCE["wordnet"])
         if "drink" in conf and "drink" not in ev and kind is not None and not kind.has(_DRINK_VESSELS):
             withheld.append(("drink", f"WordNet: {_an(kind.first())}, not made to drink from"))
             conf.pop("drink")
