@@ -19,6 +19,7 @@ import logging
 import secrets
 import tempfile
 import time
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional
@@ -26,7 +27,7 @@ from typing import Any, Optional
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 
-from groundplan.core.verdict import verdict_kind, verdict_text
+from groundplan.core.verdict import Verdict, verdict_kind, verdict_text
 from groundplan.errors import GroundplanError
 from groundplan.web.catalog import AccessError, SceneCatalog, safe_child
 from groundplan.web.config import PAGE_BACKENDS, ServeConfig, is_loopback
@@ -279,8 +280,18 @@ def create_app(config: ServeConfig) -> FastAPI:
             return {"db": db, "runs": []}
         with _open(db) as store:
             runs = store.runs()
+            # refusals apart from errors and failures: the safety check's (unsafe) and abstentions
+            kinds: dict[str, Counter] = {}
+            for e in store.episodes([r["run_id"] for r in runs]):
+                kinds.setdefault(e.run_id, Counter())[verdict_kind(e.status, e.success, e.metrics).value] += 1
         for r in runs:
-            r.pop("config", None)
+            cfg = r.pop("config", None)
+            c = kinds.get(r["run_id"], Counter())
+            r["unsafe"], r["abstained"] = c[Verdict.UNSAFE.value], c[Verdict.ABSTAINED.value]
+            try:
+                r["allow_unsafe"] = bool((cfg if isinstance(cfg, dict) else json.loads(cfg or "{}")).get("allow_unsafe"))
+            except (json.JSONDecodeError, TypeError, AttributeError):
+                r["allow_unsafe"] = False
         return {"db": db, "runs": runs}
 
     @app.get("/api/results/report")
@@ -303,6 +314,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         return {"run": run, "episodes": [
             {"run_id": r.run_id, "task_id": r.task_id, "seed": r.seed, "status": r.status, "success": r.success,
              "verdict": verdict_text(r.status, r.success, r.metrics, r.error),
+             "verdict_kind": verdict_kind(r.status, r.success, r.metrics).value,
              "subset": r.subset, "wall_time": r.wall_time, "llm_calls": r.llm_calls, "goal": r.goal,
              "steps": len(r.plan)} for r in rows]}
 

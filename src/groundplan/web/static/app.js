@@ -198,6 +198,9 @@ function resetLive(title) {
   $("trace-count").textContent = title || "";
   setStatus("running", "running");
   delete $("status").dataset.verdict;
+  refusedBy = null;
+  showRefusal(null);
+  $("goal-note").textContent = "";
   totals = { calls: 0, prompt: 0, completion: 0, seconds: 0 };
   metrics.traceEvents = 0;
   metrics.firstEventAt = null;
@@ -206,13 +209,27 @@ function resetLive(title) {
 function setStatus(cls, text) { const s = $("status"); s.className = `pill ${cls}`; s.textContent = text; }
 
 // the verdict vocabulary of groundplan.core.verdict, the same as the CLI's: green only for
-// "success" (a check goal held after execution)
+// "success" (a check goal held after execution); a refusal (unsafe, abstained) is an answer
+// in its own colour, neither an error nor a failure
 const VERDICT_CLASS = { "success": "success", "goal holds (unverified)": "unverified", "failure": "failure",
-  "no plan": "noplan", "error": "error" };
+  "no plan": "noplan", "error": "error", "unsafe": "unsafe", "abstained": "abstained" };
+const REFUSALS = {
+  unsafe: { title: "Refused as unsafe", what: "the safety check refused a goal or step before it was planned or executed" },
+  abstained: { title: "Abstained", what: "the method answered that the scene cannot meet the request" },
+};
+// "unsafe: <reason>" -> "unsafe"; "goal holds (unverified)" -> itself
+function kindOfText(text) {
+  const head = text.split(":")[0];
+  return ["error", "unsafe", "abstained"].includes(head) ? head : text;
+}
 function verdictOf(ev) {
-  if (ev.verdict) return { text: ev.verdict, kind: ev.verdict_kind || (ev.verdict.startsWith("error") ? "error" : ev.verdict) };
+  if (ev.verdict) return { text: ev.verdict, kind: ev.verdict_kind || kindOfText(ev.verdict) };
   // an episode stored before verdicts: its status only
   if (["error", "crash", "unsupported"].includes(ev.status)) return { text: `error: ${ev.error || ev.status}`, kind: "error" };
+  if (REFUSALS[ev.status]) {
+    const why = String(ev.reason || ev.error || ev.status).replace(new RegExp(`^${ev.status}: `), "");
+    return { text: `${ev.status}: ${why}`, kind: ev.status };
+  }
   if (ev.success) return { text: "success", kind: "success" };
   if (["no_plan", "unsolvable", "timeout"].includes(ev.status)) return { text: "no plan", kind: "no plan" };
   return { text: "failure", kind: "failure" };
@@ -223,8 +240,38 @@ function setVerdict(ev) {
   const s = $("status");
   s.dataset.verdict = v.text;
   s.title = v.text;
+  showRefusal(REFUSALS[v.kind] ? { kind: v.kind, text: v.text, ev } : null);
   return v;
 }
+
+// the goal or step the last refusing safety check named (from its trace event)
+let refusedBy = null;
+// the refusal banner under the verdict: what kind of answer, its reason, and what it refused
+function showRefusal(r) {
+  const box = $("refusal");
+  box.replaceChildren();
+  box.hidden = !r;
+  box.className = r ? `refusal ${r.kind}` : "refusal";
+  if (!r) { delete box.dataset.kind; return; }
+  box.dataset.kind = r.kind;
+  const info = REFUSALS[r.kind], ev = r.ev, m = ev.metrics || {};
+  const reason = r.text.slice(r.kind.length + 2);
+  box.append(el("div", { class: "refusal-title", text: info.title }),
+    el("div", { class: "refusal-reason", text: reason }),
+    el("div", { class: "note", text: `${info.what}; not an error and not a failure` }));
+  const facts = [];
+  if (r.kind === "unsafe") {
+    if (refusedBy && refusedBy.step) facts.push(["refused step", refusedBy.step]);
+    if (refusedBy && refusedBy.goal) facts.push(["refused goal", refusedBy.goal]);
+    else if (ev.goal) facts.push(["goal", ev.goal]);
+  }
+  for (const other of m.unsafe_refused || []) if (other !== r.text && other !== reason && other !== `unsafe: ${reason}`) facts.push(["also refused", other]);
+  if (r.kind === "abstained" && m.nearest && !reason.includes(`nearest: ${m.nearest}`)) facts.push(["nearest", m.nearest]);
+  if (m.confidence !== undefined && m.confidence !== null) facts.push(["confidence", Number(m.confidence).toFixed(2)]);
+  for (const [k, v] of facts) box.append(el("div", { class: "refusal-fact" }, el("b", { text: `${k}: ` }), el("code", { text: String(v) })));
+  if (r.kind === "unsafe" && refusedBy && refusedBy.goal && refusedBy.goal === ev.goal) $("goal-note").textContent = " (refused by the safety check)";
+}
+const isUnsafeText = (t) => typeof t === "string" && /(^|: )unsafe: /.test(t);
 
 function pushEvent(ev) {
   const now = performance.now();
@@ -301,15 +348,45 @@ function renderEvent(ev) {
       if (ev.ok !== false && ev.text) $("goal").textContent = ev.text;
       break;
     case "check":
+      if (ev.against === "safety") {
+        // the safety check (core/safety.py): refused with its reason, or let through
+        box.classList.add("safety", ev.success === false ? "refused" : "passed");
+        if (ev.success === false) refusedBy = { goal: ev.goal, step: ev.step || ev.action };
+        head.append(ev.success === false ? "safety check: refused" : "safety check: passed");
+        if (ev.reason) box.append(el("div", { class: "refusal-reason", text: ev.reason }));
+        for (const k of ["goal", "step", "action"]) if (ev[k]) box.append(el("div", {}, `${k}: `, el("code", { text: String(ev[k]) })));
+        const rest = Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq", "against", "success", "reason", "goal", "step", "action"].includes(k)));
+        if (Object.keys(rest).length) box.append(details("details", pre(rest, 4000)));
+        break;
+      }
       head.append(`${ev.against || ""}: ${ev.success === undefined ? "" : ev.success ? "holds" : "does not hold"}`);
       if (ev.success === false) box.classList.add("bad");
       box.append(pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
+      break;
+    case "note":
+      if (ev.what === "abstain") {
+        // goalsearch's answer that the scene cannot meet the request
+        box.classList.add("abstain");
+        head.append("abstained");
+        box.append(el("div", { class: "refusal-reason", text: ev.reason || `no ${ev.wanted || "match"} in the scene` }));
+        const said = [["wanted", ev.wanted], ["nearest", ev.nearest], ["kind", ev.kind === "absent" ? "a thing the scene lacks"
+          : ev.kind === "need" ? "a need nothing in the scene meets" : ev.kind]];
+        for (const [k, v] of said) if (v) box.append(el("div", {}, `${k}: `, el("code", { text: String(v) })));
+        break;
+      }
+      {
+        head.append(ev.what || "");
+        const body = pre(Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq", "what"].includes(k))), 4000);
+        // a long note (goalsearch's candidates and timings) folds away: the trace stays readable
+        box.append(body.textContent.length > 400 ? details("details", body) : body);
+      }
       break;
     case "plan":
     case "replan": {
       const steps = ev.steps || ev.plan || [];
       head.append(`${ev.status || ""} ${steps.length} steps${ev.cost !== undefined && ev.cost !== null ? `, cost ${ev.cost}` : ""}${ev.seconds ? `, ${ev.seconds} s` : ""}`);
-      if (ev.error) box.append(el("div", { class: "error", text: ev.error }));
+      if (ev.error) box.append(el("div", { class: isUnsafeText(ev.error) ? "refusal-reason" : "error", text: ev.error }));
+      if (isUnsafeText(ev.error)) box.classList.add("safety", "refused");
       if (steps.length) {
         const ol = $("plan");
         // a replan from step k keeps steps 0..k-1 (already run) and replaces the rest
@@ -333,7 +410,8 @@ function renderEvent(ev) {
     }
     case "feedback":
       head.append(ev.round === undefined ? "" : `round ${ev.round}: `);
-      box.classList.add("bad");
+      // a refusal by the safety check handed back to the method is not an error of it
+      if (isUnsafeText(ev.message || ev.text)) box.classList.add("safety", "refused"); else box.classList.add("bad");
       box.append(pre(ev.message || ev.text || Object.fromEntries(Object.entries(ev).filter(([k]) => !["type", "t", "seq"].includes(k))), 4000));
       break;
     case "tool_call":
@@ -345,7 +423,8 @@ function renderEvent(ev) {
       const ok = v.kind === "success";
       head.append(`${v.text}${ev.status ? ` (method status ${ev.status})` : ""}${ev.judged_by ? `; judged by ${ev.judged_by}` : ""}${ev.wall_time ? `, ${ev.wall_time.toFixed(2)} s` : ""}`);
       const aside = ok || v.kind === "goal holds (unverified)";  // the method's own message, not the verdict
-      if (ev.error && v.kind !== "error") box.append(el("div", { class: aside ? "note" : "error", text: aside ? `(the method reported: ${ev.error})` : ev.error }));
+      if (REFUSALS[v.kind]) box.classList.add("refusal-end", v.kind);
+      else if (ev.error && v.kind !== "error") box.append(el("div", { class: aside ? "note" : "error", text: aside ? `(the method reported: ${ev.error})` : ev.error }));
       if (ev.goal) $("goal").textContent = ev.goal;
       if (ev.plan && ev.plan.length && !$("plan").children.length) for (const s of ev.plan) $("plan").append(el("li", { text: s }));
       break;
@@ -527,14 +606,16 @@ async function refreshRuns() {
     const r = await api(`/api/results/runs?db=${db}`);
     for (const run of r.runs) {
       const cb = el("input", { type: "checkbox", "data-run": run.run_id });
-      const tr = el("tr", { "data-run": run.run_id }, el("td", {}, cb), el("td", { text: run.run_id }), el("td", { text: run.method }),
+      const tr = el("tr", { "data-run": run.run_id }, el("td", {}, cb), el("td", { text: run.run_id + (run.allow_unsafe ? " (safety check off)" : "") }), el("td", { text: run.method }),
         el("td", { text: run.dataset }), el("td", { text: run.backend }), el("td", { text: run.model }),
-        el("td", { text: run.episodes }), el("td", { text: run.successes }), el("td", { text: run.errors ?? 0 }));
+        el("td", { text: run.episodes }), el("td", { text: run.successes }), el("td", { text: run.errors ?? 0 }),
+        el("td", { text: run.unsafe ?? 0, class: run.unsafe ? "verdict unsafe" : "" }),
+        el("td", { text: run.abstained ?? 0, class: run.abstained ? "verdict abstained" : "" }));
       tr.addEventListener("click", (e) => { if (e.target !== cb) showEpisodes(run.run_id); });
       tbody.append(tr);
     }
-    if (!r.runs.length) tbody.append(el("tr", {}, el("td", { colspan: 9, text: "no runs in this results file" })));
-  } catch (e) { tbody.append(el("tr", {}, el("td", { colspan: 9, class: "error", text: e.message }))); }
+    if (!r.runs.length) tbody.append(el("tr", {}, el("td", { colspan: 11, text: "no runs in this results file" })));
+  } catch (e) { tbody.append(el("tr", {}, el("td", { colspan: 11, class: "error", text: e.message }))); }
 }
 
 async function makeReport() {
@@ -577,7 +658,7 @@ async function openStored(run, task, seed) {
   $("conn").textContent = `stored episode ${run} / ${task}`;
   for (const ev of r.trace) pushEvent(ev);
   pushEvent({ type: "end", status: r.status, success: r.success, judged_by: "as stored", goal: r.goal, plan: r.plan,
-    error: r.error, wall_time: r.wall_time, verdict: r.verdict, verdict_kind: r.verdict_kind });
+    error: r.error, wall_time: r.wall_time, verdict: r.verdict, verdict_kind: r.verdict_kind, metrics: r.metrics });
   window.gpOnIdle = () => requestAnimationFrame(() => { metrics.loadMs = performance.now() - t0; document.body.dataset.loaded = "1"; });
 }
 
