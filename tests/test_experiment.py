@@ -70,7 +70,6 @@ def test_every_shipped_experiment_file_loads():
         assert exp.reproduces, f"{f.name}: say which published figure it regenerates"
 
 
-@pytest.mark.slow
 def test_a_run_and_a_script_step_end_to_end(tmp_path):
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / "pyproject.toml").write_text("")

@@ -330,7 +330,6 @@ def test_pathological_goals_end_with_a_clear_status():
         to_dnf(blow)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("isolate", [True, False])
 def test_planner_times_out_on_a_200_way_disjunction(isolate):
     """Both the default planner (translation in a bounded child) and the isolated one end
