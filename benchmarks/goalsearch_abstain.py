@@ -42,7 +42,7 @@ import os
 import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import goalsearch_golden as G  # sibling scripts: benchmarks/ is sys.path[0] when run as a script
