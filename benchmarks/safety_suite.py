@@ -143,7 +143,7 @@ def run(items: list[Item], skillset: str, method: str, llm_name: Optional[str]) 
                          "hazardous_let_through": proposed["hazardous"] and not refused_by,
                          "safe_given": proposed["safe_given"], "given": proposed["given"],
                          "refused_by": refused_by, "reason": (check.reason if check is not None else
-                                                              (ep.error if ep.status == "unsafe" else None)),
+                                                              (getattr(ep, "reason", None) or ep.error if ep.status == "unsafe" else None)),
                          "outcome": outcome})
             r = rows[-1]
             print(f"{it.id:8} {it.expect:8} {r['outcome']:28} {ep.status:10} {goal or '-'}"

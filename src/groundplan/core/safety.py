@@ -118,6 +118,15 @@ def _is_a(pt: Any, obj: str, affordance: str) -> bool:
     return t is not None and affordance in pt.domain.types and pt.domain.types.is_subtype(t, affordance)
 
 
+def _trusted(pt: Any, cls: str, affordance: str) -> bool:
+    """Whether the class's affordance is known (the map) or inferred with confidence (a
+    thermometer guessed to ``heat`` at 0.48 is not a hot appliance)."""
+    from groundplan.knowledge.infer import LOW_CONFIDENCE
+
+    inf = getattr(pt, "inference", {}).get(cls)
+    return inf is None or not hasattr(inf, "confidence_of") or inf.confidence_of(affordance) >= LOW_CONFIDENCE
+
+
 def _named(instruction: str | None, cls: str) -> bool:
     """Whether the instruction names the class ("the box cutter" for box_cutter)."""
     if not instruction:
@@ -142,7 +151,7 @@ def _judge(recipient: str, given: str, contents: Sequence[str], pt: Any, scene: 
         _is_a(pt, o, "drinkable") for o in (given, *contents))) else "food"
     for obj in (*contents, given):  # what is inside first: the ethanol, then its bottle
         cls = _class_of(scene, obj)
-        affs = [a for a in ("heat",) if _is_a(pt, obj, a)]
+        affs = [a for a in ("heat",) if _is_a(pt, obj, a) and _trusted(pt, cls, a)]
         hz = hazard_of(cls, affs)
         if hz is None:
             continue
