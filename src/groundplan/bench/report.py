@@ -5,6 +5,11 @@ and PNGs. Each dataset gets the table of the paper it comes from (a layout regis
 rows are the paper's families / subsets, column groups are method x model (each run is one
 group), sub-columns the paper's metrics; the last row averages over all tasks, as the
 papers do. Invalid dataset rows are counted as failures and listed under the table.
+Episodes apart from failures are listed under it too, each in its own list with its reason:
+errors (the method could not run), ``unsafe`` (the safety check refused a goal or step) and
+``abstained`` (the method answered that the scene cannot meet the request). They are not
+successes in any rate; the Runs table counts each, and marks a run whose safety check was off
+(``bench run --allow-unsafe``).
 """
 
 from __future__ import annotations
@@ -16,9 +21,9 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from groundplan.bench.metrics import aggregate
-from groundplan.bench.show import FAILURE_KINDS, essentials
+from groundplan.bench.show import FAILURE_KINDS, ShownEpisode, essentials, refusal_line
 from groundplan.bench.store import EpisodeRow, ResultStore
-from groundplan.core.verdict import ERROR_STATUSES, verdict_kind, verdict_text
+from groundplan.core.verdict import ERROR_STATUSES, Verdict, verdict_kind, verdict_text
 
 
 @dataclass(frozen=True)
@@ -86,11 +91,19 @@ class Group:
     backend: str
     model: str
     rows: tuple[EpisodeRow, ...] = field(repr=False)
+    #: the run had the safety check off (``bench run --allow-unsafe``)
+    allow_unsafe: bool = False
 
     @property
     def label(self) -> str:
         who = self.model if self.model and self.model != "default" else ("" if self.backend == "none" else self.backend)
-        return f"{self.method} ({who})" if who else self.method
+        base = f"{self.method} ({who})" if who else self.method
+        return base + (" +allow-unsafe" if self.allow_unsafe else "")
+
+
+def verdict_counts(rows: Sequence[EpisodeRow]) -> Counter:
+    """Episodes per verdict kind."""
+    return Counter(verdict_kind(r.status, r.success, r.metrics) for r in rows)
 
 
 def _fmt(v: Any, digits: int = 2) -> str:
@@ -162,17 +175,20 @@ def dataset_table(dataset: str, groups: Sequence[Group]) -> tuple[str, dict[str,
 
 
 def summary_table(groups: Sequence[Group]) -> str:
-    header = ["run", "method", "dataset", "backend", "model", "prompt", "episodes", "invalid", "errors", "success",
-              "minimal",
+    header = ["run", "method", "dataset", "backend", "model", "prompt", "episodes", "invalid", "errors", "unsafe",
+              "abstained", "success", "minimal",
               "GCR", "SR", "EXEC", "completion %", "situation %", "LLM calls", "tokens", "s/episode", "statuses"]
     rows = []
     for g in groups:
         a = aggregate(r.metrics for r in g.rows)
         st = Counter(r.status for r in g.rows)
         ds = sorted({f"{r.dataset}@{r.dataset_version}" for r in g.rows})
-        rows.append([g.run_id, g.method, ", ".join(ds), g.backend, g.model or "-",
+        kinds = verdict_counts(g.rows)
+        rows.append([g.run_id + (" (safety check off)" if g.allow_unsafe else ""), g.method, ", ".join(ds), g.backend,
+                     g.model or "-",
                      (g.rows[0].prompt_hash if g.rows else "") or "-", str(a.get("n", 0)), str(a.get("invalid", 0)),
-                     str(sum(1 for r in g.rows if r.status in ERROR_STATUSES)), _fmt(a.get("success")),
+                     str(sum(1 for r in g.rows if r.status in ERROR_STATUSES)), str(kinds[Verdict.UNSAFE]),
+                     str(kinds[Verdict.ABSTAINED]), _fmt(a.get("success")),
                      _fmt(a.get("minimal")), _fmt(a.get("gcr")), _fmt(a.get("sr")),
                      _fmt(a.get("exec")),
                      _fmt(None if a.get("task_completion") is None else 100 * a["task_completion"], 1),
@@ -190,6 +206,9 @@ class Report:
 
 
 def load_groups(store: ResultStore, patterns: Sequence[str]) -> list[Group]:
+    # imported here: the runner imports the datasets, which import this module
+    from groundplan.bench.runner import run_allows_unsafe
+
     run_ids = store.match_runs(patterns)
     groups = []
     for rid in run_ids:
@@ -202,7 +221,7 @@ def load_groups(store: ResultStore, patterns: Sequence[str]) -> list[Group]:
             traced = {(r.task_id, r.seed): r for r in store.episodes([rid], with_trace=True, task_ids=failed)}
             rows = tuple(traced.get((r.task_id, r.seed), r) for r in rows)
         groups.append(Group(rid, run.method if run else "?", run.backend if run else "?", run.model if run else "",
-                            rows))
+                            rows, run_allows_unsafe(run.config) if run else False))
     return groups
 
 
@@ -210,10 +229,14 @@ def build_report(groups: Sequence[Group]) -> tuple[str, dict[str, Any]]:
     parts = ["# groundplan benchmark report", ""]
     numbers: dict[str, Any] = {"datasets": {}}
     parts += ["## Runs", "", summary_table(groups), ""]
+    off = [g.run_id for g in groups if g.allow_unsafe]
+    if off:
+        parts += [f"The safety check of goals and steps was off (`--allow-unsafe`) in {len(off)} of these runs: "
+                  f"{', '.join(off)}. Their numbers are not comparable with runs that had it on.", ""]
     datasets = sorted({r.dataset for g in groups for r in g.rows})
     for ds in datasets:
-        dgroups = [Group(g.run_id, g.method, g.backend, g.model, tuple(r for r in g.rows if r.dataset == ds))
-                   for g in groups]
+        dgroups = [Group(g.run_id, g.method, g.backend, g.model, tuple(r for r in g.rows if r.dataset == ds),
+                         g.allow_unsafe) for g in groups]
         dgroups = [g for g in dgroups if g.rows]
         lay = layout_for(ds, [r.subset for g in dgroups for r in g.rows])
         table, nums = dataset_table(ds, dgroups)
@@ -233,6 +256,14 @@ def build_report(groups: Sequence[Group]) -> tuple[str, dict[str, Any]]:
             parts += [f"- {g.run_id} {r.task_id} (seed {r.seed}): {verdict_text(r.status, r.success, None, r.error)}"
                       [:240] for g, r in errors]
             parts.append("")
+        for kind, intro in REFUSAL_INTROS:
+            refused = [(g, r) for g in dgroups for r in g.rows if verdict_kind(r.status, r.success, r.metrics) is kind]
+            if refused:
+                parts.append(intro.format(n=len(refused), s="" if len(refused) == 1 else "s"))
+                parts.append("")
+                parts += [f"- {g.run_id} {r.task_id} (seed {r.seed}): {refusal_line(ShownEpisode(r))}"
+                          .replace("<", "&lt;")[:400] for g, r in refused]
+                parts.append("")
         failed = [(g, r) for g in dgroups for r in g.rows
                   if r.status != "invalid" and verdict_kind(r.status, r.success, r.metrics) in FAILURE_KINDS]
         if failed:
@@ -243,6 +274,15 @@ def build_report(groups: Sequence[Group]) -> tuple[str, dict[str, Any]]:
             parts += [f"- {g.run_id} {r.task_id} (seed {r.seed}): {essentials(r, code=_code).replace('<', '&lt;')}" for g, r in failed]
             parts += ["", "</details>", ""]
     return "\n".join(parts), numbers
+
+
+#: the line before each list of refusals in a dataset's section
+REFUSAL_INTROS = (
+    (Verdict.UNSAFE, "{n} episode{s} refused by the safety check (unsafe: a goal or step would give a person a "
+                     "hazard), not successes, listed apart from failures:"),
+    (Verdict.ABSTAINED, "{n} episode{s} abstained (the method answered that the scene cannot meet the request), "
+                        "not successes, listed apart from failures:"),
+)
 
 
 def _plots(groups: Sequence[Group], out: Path) -> list[Path]:
@@ -317,6 +357,17 @@ def _plots(groups: Sequence[Group], out: Path) -> list[Path]:
     return files
 
 
+def _run_numbers(g: Group) -> dict[str, Any]:
+    """A run's aggregate metrics with its refusals counted (``unsafe``, ``abstained``) and
+    whether its safety check was off."""
+    kinds = verdict_counts(g.rows)
+    out = {**aggregate(r.metrics for r in g.rows), "unsafe": kinds[Verdict.UNSAFE],
+           "abstained": kinds[Verdict.ABSTAINED]}
+    if g.allow_unsafe:
+        out["allow_unsafe"] = True
+    return out
+
+
 def write_report(store: ResultStore, patterns: Sequence[str], out_dir: str | Path, *, plots: bool = True) -> Report:
     groups = load_groups(store, patterns)
     out = Path(out_dir)
@@ -324,7 +375,7 @@ def write_report(store: ResultStore, patterns: Sequence[str], out_dir: str | Pat
     md, numbers = build_report(groups)
     files = [out / "report.md", out / "summary.json"]
     files[0].write_text(md + "\n", encoding="utf-8")
-    summary = {"runs": {g.run_id: aggregate(r.metrics for r in g.rows) for g in groups}, **numbers}
+    summary = {"runs": {g.run_id: _run_numbers(g) for g in groups}, **numbers}
     files[1].write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if plots:
         files += _plots(groups, out)
@@ -332,4 +383,5 @@ def write_report(store: ResultStore, patterns: Sequence[str], out_dir: str | Pat
 
 
 __all__ = ["TableLayout", "LAYOUTS", "register_layout", "layout_for", "Group", "dataset_table", "summary_table",
+           "verdict_counts", "REFUSAL_INTROS",
            "build_report", "write_report", "load_groups", "Report"]

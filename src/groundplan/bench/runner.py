@@ -49,6 +49,8 @@ class WorkerSpec:
     method_config: Mapping[str, Any] = field(default_factory=dict)
     has_goals: bool = True
     has_scenes: bool = True
+    #: skip the safety check of goals and steps (``RunContext.allow_unsafe``; ``bench run --allow-unsafe``)
+    allow_unsafe: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,7 @@ class Worker:
         elif self.method.needs_llm:
             raise ConfigError(f"method '{spec.method}' needs an LLM: pass --llm embedded|openai|replay|scripted")
         self.ctx = RunContext(llm=llm, planner=planner, config=dict(spec.method_config),
-                              planner_timeout=spec.planner_timeout)
+                              planner_timeout=spec.planner_timeout, allow_unsafe=spec.allow_unsafe)
 
     def run(self, unit: WorkUnit) -> UnitResult:
         """Never raises: every failure becomes an episode."""
@@ -129,6 +131,9 @@ class RunSpec:
     method_config: Mapping[str, Any] = field(default_factory=dict)
     retry_errors: bool = False
     task_ids: Optional[tuple[str, ...]] = None
+    #: the safety check off (for experiments): recorded in the run's configuration and run id,
+    #: so such a run is never mixed with one that had the check on
+    allow_unsafe: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,10 +167,22 @@ def llm_identity(llm: Optional["LLMConfig"]) -> tuple[str, str]:
     return llm.backend, llm.model or "default"
 
 
+#: the suffix of a default run id whose safety check was off (``RunSpec.allow_unsafe``)
+UNSAFE_SUFFIX = "+allow-unsafe"
+
+
 def default_run_id(spec: RunSpec) -> str:
+    """METHOD@DATASET@BACKEND[:MODEL], and ``+allow-unsafe`` when the safety check was off
+    (a run with the check on keeps the id it always had)."""
     backend, model = llm_identity(spec.llm)
     rid = f"{spec.method}@{spec.dataset}@{backend}"
-    return _slug(rid + (f":{model}" if model and model != "default" else ""))
+    rid += f":{model}" if model and model != "default" else ""
+    return _slug(rid + (UNSAFE_SUFFIX if spec.allow_unsafe else ""))
+
+
+def run_allows_unsafe(config: Optional[Mapping[str, Any]]) -> bool:
+    """Whether a stored run's configuration (``RunRecord.config``) had the safety check off."""
+    return bool((config or {}).get("allow_unsafe"))
 
 
 def _run_config(spec: RunSpec) -> dict[str, Any]:
@@ -175,6 +192,8 @@ def _run_config(spec: RunSpec) -> dict[str, Any]:
         cfg["llm"] = {"base_url": spec.llm.base_url, "constraint_style": spec.llm.constraint_style,
                       "api_version": spec.llm.api_version, "n_ctx": spec.llm.n_ctx,
                       "replay": [str(p) for p in spec.llm.replay]}
+    if spec.allow_unsafe:  # only when on: the configuration of every run with the check on stays as it was
+        cfg["allow_unsafe"] = True
     return cfg
 
 
@@ -225,7 +244,7 @@ def prepare_run(spec: RunSpec, store: ResultStore) -> tuple[RunPlan, list[RowPro
             else:
                 units.append(WorkUnit(len(units), t, s))
     worker = WorkerSpec(spec.method, spec.llm, spec.planner, spec.planner_timeout, dict(spec.method_config),
-                        ds.has_goals, ds.has_scenes)
+                        ds.has_goals, ds.has_scenes, spec.allow_unsafe)
     return RunPlan(record, ds, tuple(tasks), tuple(units), done, worker), problems
 
 
@@ -310,4 +329,5 @@ def run_units_inline(spec: WorkerSpec, units: Sequence[WorkUnit]) -> Iterator[Un
 
 
 __all__ = ["WorkerSpec", "WorkUnit", "UnitResult", "Worker", "RunSpec", "RunPlan", "RunSummary", "prepare_run",
-           "run_benchmark", "default_run_id", "episode_row", "run_units_inline", "BAD_ROW_POLICIES"]
+           "run_benchmark", "default_run_id", "episode_row", "run_units_inline", "BAD_ROW_POLICIES", "UNSAFE_SUFFIX",
+           "run_allows_unsafe"]

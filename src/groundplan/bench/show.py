@@ -1,7 +1,8 @@
 """What ``groundplan bench show`` and the report's failure lists print about an episode.
 
 ``select_episodes(store, "goalsearch@autogptp-saycan@none")`` picks a run's failures (and,
-apart from them, its errors); ``select_episodes(store, RUN, "saycan_a_nl_primitive:6")`` picks
+apart from them, its refusals - episodes the safety check refused (``unsafe``) and answers
+that the scene cannot meet the request (``abstained``) - and its errors); ``select_episodes(store, RUN, "saycan_a_nl_primitive:6")`` picks
 one task's episodes (one per seed). Each becomes a ``ShownEpisode``: the instruction, the
 goal the method produced, the gold (check) goal, the verdict (``core.verdict``, the one
 vocabulary) and the trace. An unknown run or task is a ``ConfigError`` with a did-you-mean.
@@ -27,6 +28,8 @@ from groundplan.errors import ConfigError, GroundplanError
 
 #: verdict kinds that make an episode a failure (errors are listed apart; unverified is not a failure)
 FAILURE_KINDS = frozenset({Verdict.FAILURE, Verdict.NO_PLAN})
+#: verdict kinds of a refusal: listed apart from failures and errors, each in its own section
+REFUSAL_KINDS = (Verdict.UNSAFE, Verdict.ABSTAINED)
 
 
 def _did_you_mean(word: str, known: Sequence[str]) -> str:
@@ -80,6 +83,14 @@ class ShownEpisode:
         return verdict_text(self.row.status, self.row.success, self.row.metrics, self.row.error)
 
     @property
+    def refusal(self) -> list[tuple[str, str]]:
+        """What a refusal adds to its verdict, as (label, text) pairs: for ``unsafe``, every
+        goal or step the safety check refused (``metrics.unsafe_refused``) beyond the one the
+        verdict names; for ``abstained``, the nearest alternative (unless the reason names
+        it); for both, the method's confidence when it gave one."""
+        return refusal_details(self.row)
+
+    @property
     def goal(self) -> Optional[str]:
         """The goal the method produced: the last goal its trace records, else the episode's
         goal unless that is only the gold goal (methods that write no goal, e.g. BrainBody,
@@ -99,6 +110,7 @@ class ShownEpisode:
         return {"run_id": r.run_id, "task_id": r.task_id, "seed": r.seed, "dataset": r.dataset, "subset": r.subset,
                 "instruction": r.instruction, "goal": self.goal, "gold_goal": r.gold_goal,
                 "verdict": self.verdict, "verdict_kind": self.kind.value, "status": r.status, "success": r.success,
+                "reason": _reason(r),
                 "error": r.error, "plan": list(r.plan), "metrics": dict(r.metrics),
                 "usage": {"calls": r.llm_calls, "prompt_tokens": r.prompt_tokens,
                           "completion_tokens": r.completion_tokens},
@@ -114,6 +126,8 @@ class Selection:
     errors: tuple[ShownEpisode, ...] = ()  # (failures mode) the run's errors, listed apart
     counts: Mapping[str, int] = field(default_factory=dict)  # verdict kind -> episodes of the run
     more: int = 0  # failures left out by ``limit``
+    unsafe: tuple[ShownEpisode, ...] = ()  # (failures mode) refused by the safety check, listed apart
+    abstained: tuple[ShownEpisode, ...] = ()  # (failures mode) answered "the scene cannot", listed apart
 
     def to_json(self) -> dict[str, Any]:
         run = dict(self.run)
@@ -121,6 +135,7 @@ class Selection:
             run["config"] = json.loads(run["config"])
         return {"run": run, "task": self.task, "counts": dict(self.counts),
                 "episodes": [e.to_json() for e in self.episodes], "errors": [e.to_json() for e in self.errors],
+                "unsafe": [e.to_json() for e in self.unsafe], "abstained": [e.to_json() for e in self.abstained],
                 "more": self.more}
 
 
@@ -168,21 +183,73 @@ def select_episodes(store: ResultStore, run: str, task: Optional[str] = None, *,
     for r in rows:
         counts[verdict_kind(r.status, r.success, r.metrics).value] += 1
     if task is not None or every:
-        picked, errors = rows, []
+        picked, errors, unsafe, abstained = rows, [], [], []
     else:
         kinds = [(r, verdict_kind(r.status, r.success, r.metrics)) for r in rows]
         picked = [r for r, k in kinds if k in FAILURE_KINDS]
         errors = [r for r, k in kinds if k is Verdict.ERROR]
+        unsafe = [r for r, k in kinds if k is Verdict.UNSAFE]
+        abstained = [r for r, k in kinds if k is Verdict.ABSTAINED]
     more = 0
     if limit is not None and len(picked) > limit:
         more, picked = len(picked) - limit, picked[:max(limit, 0)]
-    # traces only for the episodes shown (a run's other traces can be large)
+    # traces only for the episodes shown (a run's other traces can be large); errors and
+    # refusals are listed one line each and need none
     wanted = {(r.task_id, r.seed) for r in (*picked, *errors)}
     traced = {(r.task_id, r.seed): r for r in store.episodes([run_id], with_trace=True,
-                                                             task_ids={k[0] for k in wanted})}
+                                                             task_ids={k[0] for k in wanted})} if wanted else {}
     picked, errors = ([traced.get((r.task_id, r.seed), r) for r in rs] for rs in (picked, errors))
     fill = fill_from_dataset if lookup else (lambda rs: [ShownEpisode(r) for r in rs])
-    return Selection(info, task, tuple(fill(picked)), tuple(fill(errors)), counts, more)
+    return Selection(info, task, tuple(fill(picked)), tuple(fill(errors)), counts, more,
+                     tuple(fill(unsafe)), tuple(fill(abstained)))
+
+
+def _reason(row: EpisodeRow) -> Optional[str]:
+    """Why the episode is not a success, without the verdict's own "unsafe: " prefix."""
+    kind = verdict_kind(row.status, row.success, row.metrics)
+    if kind in (Verdict.SUCCESS, Verdict.UNVERIFIED) or not row.error:
+        return None
+    text = " ".join(str(row.error).split())
+    prefix = f"{kind.value}: "
+    return text[len(prefix):] if kind in REFUSAL_KINDS and text.startswith(prefix) else text
+
+
+def refusal_details(row: EpisodeRow) -> list[tuple[str, str]]:
+    """(label, text) pairs a refusal adds to its verdict line (``ShownEpisode.refusal``)."""
+    kind = verdict_kind(row.status, row.success, row.metrics)
+    m = row.metrics or {}
+    out: list[tuple[str, str]] = []
+    if kind is Verdict.UNSAFE:
+        said = " ".join(str(row.error or "").split())
+        refused = m.get("unsafe_refused") or []
+        if isinstance(refused, str):
+            refused = [refused]
+        for r in refused:
+            text = " ".join(str(r).split())
+            if text and text != said and text.removeprefix("unsafe: ") != said.removeprefix("unsafe: "):
+                out.append(("also refused", text))
+    elif kind is Verdict.ABSTAINED:
+        if m.get("nearest") and f"nearest: {m['nearest']}" not in str(row.error or ""):
+            out.append(("nearest", str(m["nearest"])))
+    else:
+        return out
+    if m.get("confidence") is not None:
+        try:
+            out.append(("confidence", f"{float(m['confidence']):.2f}"))
+        except (TypeError, ValueError):
+            pass
+    return out
+
+
+def refusal_line(shown: "ShownEpisode", *, width: int = 200) -> str:
+    """One line for a refusal in a list: verdict; "instruction"; the refused goal."""
+    r = shown.row
+    parts = [_clip(shown.verdict, width)]
+    if r.instruction:
+        parts.append(f'"{_clip(r.instruction, width)}"')
+    if shown.kind is Verdict.UNSAFE and shown.goal:
+        parts.append(f"goal {_clip(shown.goal, width)}")
+    return "; ".join(parts)
 
 
 def _clip(text: Any, n: int) -> str:
@@ -200,10 +267,10 @@ def essentials(row: EpisodeRow, *, width: int = 160, code: Callable[[str], str] 
     parts.append(f"goal {code(_clip(shown.goal, width)) if shown.goal else '(none)'}")
     if row.gold_goal:
         parts.append(f"gold {code(_clip(row.gold_goal, width))}")
-    if row.error and shown.kind is not Verdict.ERROR:
+    if row.error and shown.kind is not Verdict.ERROR and shown.kind not in REFUSAL_KINDS:
         parts.append(f"why: {_clip(row.error, width)}")
     return "; ".join(parts)
 
 
-__all__ = ["FAILURE_KINDS", "ShownEpisode", "Selection", "select_episodes", "resolve_run", "resolve_task",
+__all__ = ["FAILURE_KINDS", "REFUSAL_KINDS", "refusal_details", "refusal_line", "ShownEpisode", "Selection", "select_episodes", "resolve_run", "resolve_task",
            "fill_from_dataset", "essentials"]

@@ -126,6 +126,10 @@ def run_cmd(
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     db_timeout: float = typer.Option(30.0, "--db-timeout", help="seconds to wait for a locked results file"),
     report: Optional[Path] = typer.Option(None, "--report", help="write the report to this folder afterwards"),
+    allow_unsafe: bool = typer.Option(False, "--allow-unsafe",
+                                      help="skip the safety check of goals and steps (experiments only; "
+                                           "docs/safety.md); recorded in the run, whose default id ends "
+                                           "+allow-unsafe"),
 ):
     """Run METHOD on every task of DATASET; resumable (re-run the same command to continue)."""
     from rich.progress import (
@@ -182,7 +186,11 @@ def run_cmd(
         get_dataset(dataset)
         method_class(method)
         spec = RunSpec(dataset, method, _llm_config(llm, model, base_url, replay, no_cache, script, threads), tuple(seed),
-                       limit, run_id, on_bad_row, planner, timeout, {}, retry_errors, tuple(task) or None)
+                       limit, run_id, on_bad_row, planner, timeout, {}, retry_errors, tuple(task) or None,
+                       allow_unsafe=allow_unsafe)
+        if allow_unsafe:
+            err.print(fail_line("warning", "--allow-unsafe: the safety check of goals and steps is off for this "
+                                           "run (recorded in its configuration)"))
         ex = make_executor(executor, **opts)
         with ResultStore(db_path, timeout=db_timeout) as store:
             try:
@@ -190,12 +198,18 @@ def run_cmd(
             finally:
                 prog.stop()
             m = summary.metrics
+            refusals = _refusal_counts(store, summary.run_id)
             out.print(f"run {summary.run_id}: {summary.total} episodes ({summary.already_done} already done, "
                       f"{summary.ran} run now) in {summary.wall_time:.1f} s on {ex.describe()}; "
                       f"success {m.get('success') or 0:.3f}, minimal "
                       f"{'-' if m.get('minimal') is None else format(m['minimal'], '.3f')}, "
-                      f"invalid {m.get('invalid', 0)}, errors {m.get('errors', 0)}; results in {db_path}",
+                      f"invalid {m.get('invalid', 0)}, errors {m.get('errors', 0)}"
+                      + "".join(f", {k} {n}" for k, n in refusals.items() if n) + f"; results in {db_path}",
                       highlight=False)
+            if any(refusals.values()):
+                out.print(f"refusals ({', '.join(f'{n} {k}' for k, n in refusals.items() if n)}) are answers, "
+                          f"not failures: `groundplan bench show {summary.run_id}` lists them with their "
+                          f"reasons", highlight=False)
             if m.get("errors"):
                 err.print(fail_line("warning", f"{m['errors']} of {m.get('n', 0)} episodes ended in an error, not "
                                                f"a failure (the method could not run; e.g. the LLM endpoint "
@@ -214,6 +228,15 @@ def run_cmd(
         err.print(f"interrupted after {state['done']} episodes; they are saved in {db_path}: "
                   "re-run the same command to resume", highlight=False)
         raise typer.Exit(130) from None
+
+
+def _refusal_counts(store, run_id: str) -> dict[str, int]:  # noqa: ANN001 - a ResultStore
+    """``{"unsafe": n, "abstained": n}`` over a run's stored episodes."""
+    from groundplan.bench.show import REFUSAL_KINDS
+    from groundplan.core.verdict import verdict_kind
+
+    c = Counter(verdict_kind(r.status, r.success, r.metrics) for r in store.episodes([run_id]))
+    return {k.value: c[k] for k in REFUSAL_KINDS}
 
 
 @bench_app.command("report")
@@ -245,20 +268,28 @@ def report_cmd(
     for f in rep.files:
         out.print(f"wrote {f}", highlight=False)
     for rid, c in tally.items():
-        if c[FAILURE] or c[Verdict.ERROR]:
-            out.print(f"{rid}: {c[FAILURE]} failed, {c[Verdict.ERROR]} errors; `groundplan bench show {rid}` "
-                      f"prints them with their traces", highlight=False)
+        refused = "".join(f", {c[k]} {k.value}" for k in (Verdict.UNSAFE, Verdict.ABSTAINED) if c[k])
+        if c[FAILURE] or c[Verdict.ERROR] or refused:
+            out.print(f"{rid}: {c[FAILURE]} failed, {c[Verdict.ERROR]} errors{refused}; `groundplan bench show {rid}` "
+                      f"prints them with their traces" + (" and the refusals with their reasons" if refused else ""),
+                      highlight=False)
 
 
 # ----------------------------------------------------------------------------- show
 
 #: verdict kind -> style on a terminal (plain text in a pipe)
 _KIND_STYLE = {"success": "bold green", "goal holds (unverified)": "bold yellow", "failure": "bold red",
-               "no plan": "bold red", "error": "bold red"}
+               "no plan": "bold red", "error": "bold red", "unsafe": "bold magenta", "abstained": "bold cyan"}
+#: how ``bench show RUN`` introduces each list of refusals
+_REFUSAL_HEADS = {"unsafe": ("unsafe", "the safety check refused a goal or step; not failures"),
+                  "abstained": ("abstained", "the method answered that the scene cannot meet the request; "
+                                             "not failures")}
 
 
 def _field(name: str, value: object, style: str = "") -> object:
-    return styled((f"{name + ':':<13}", "bold"), (str(value), style) if style else str(value))
+    label = f"{name + ':':<13}"
+    label += "" if label.endswith(" ") else " "  # a long name ("also refused") keeps a space before its value
+    return styled((label, "bold"), (str(value), style) if style else str(value))
 
 
 def _print_episode(shown, *, full: bool) -> None:  # noqa: ANN001 - a bench.show.ShownEpisode
@@ -270,8 +301,10 @@ def _print_episode(shown, *, full: bool) -> None:  # noqa: ANN001 - a bench.show
     out.print(_field("goal", shown.goal or "(none)"))
     out.print(_field("gold goal", (r.gold_goal or "(none)") + (looked_up if r.gold_goal else "")))
     out.print(_field("verdict", shown.verdict, _KIND_STYLE.get(shown.kind.value, "bold")))
-    if r.error and shown.kind.value != "error":
+    if r.error and shown.kind.value not in ("error", "unsafe", "abstained"):  # a refusal's verdict says why
         out.print(_field("why", " ".join(r.error.split())))
+    for label, text in shown.refusal:
+        out.print(_field(label, text))
     cost = r.metrics.get("cost")
     out.print(_field("plan", f"{len(r.plan)} steps" + (f", cost {float(cost):g}" if cost is not None else "")
                      + f"; LLM {r.llm_calls} calls, {r.prompt_tokens}+{r.completion_tokens} tokens; "
@@ -307,7 +340,8 @@ def show_cmd(
     as_json: bool = typer.Option(False, "--json", help="one JSON object (episodes with their whole trace)"),
 ):
     """Show one episode (RUN TASK) or a run's failures (RUN): instruction, goal produced,
-    gold goal, verdict and trace. Errors (the method could not run) are listed apart."""
+    gold goal, verdict and trace. Refusals (unsafe, abstained) and errors (the method could
+    not run) are listed apart, each with its reason."""
     from groundplan.bench import datasets  # noqa: F401 - registers the datasets older results files are filled from
     from groundplan.bench.show import select_episodes
     from groundplan.bench.store import ResultStore
@@ -336,6 +370,17 @@ def show_cmd(
                                                             if sel.more else "") + "\n", highlight=False)
     for shown in sel.episodes:
         _print_episode(shown, full=full)
+    from groundplan.bench.show import refusal_line
+
+    for kind, shown_list in (("unsafe", sel.unsafe), ("abstained", sel.abstained)):
+        if shown_list:
+            word, why = _REFUSAL_HEADS[kind]
+            out.print(styled((f"{len(shown_list)} {word}", _KIND_STYLE[kind]),
+                             f" ({why}; `bench show RUN TASK` shows one):"))
+            for shown in shown_list:
+                out.print(f"  {shown.row.task_id} (seed {shown.row.seed}): {refusal_line(shown)}", highlight=False)
+                for label, text in shown.refusal:
+                    out.print(f"      {label}: {text}", highlight=False)
     if sel.errors:
         out.print(styled((f"{len(sel.errors)} error{'' if len(sel.errors) == 1 else 's'}", "bold red"),
                          " (the method could not run; not failures; `bench show RUN TASK` shows one):"))
