@@ -11,7 +11,8 @@ from groundplan.sim.pipeline import build
 from groundplan.world.yaml_io import read_yaml_scene as load_scene
 
 SCENE = """name: lab and nursery
-objects: [bench0, bottle0, ethanol0, cup0, water0, box_cutter0, band_aid0, marble0, teddy_bear0, knife0, bread0]
+objects: [bench0, bottle0, ethanol0, cup0, water0, box_cutter0, band_aid0, marble0, teddy_bear0, knife0, bread0,
+          thermometer0, kettle0]
 agents:
   - {name: robot0, kind: robot, at: bench0}
   - {name: human0, kind: human, at: bench0}
@@ -28,6 +29,8 @@ facts:
   - on teddy_bear0 bench0
   - on knife0 bench0
   - on bread0 bench0
+  - on thermometer0 bench0
+  - on kettle0 bench0
 """
 
 
@@ -72,6 +75,7 @@ def test_a_child_is_given_no_hazard_at_all(pt):
         assert res is not None and res.rule == "child"
         assert res.reason == f"unsafe: marble0 is small enough to swallow; not for a child ({child})"
     assert check_goal("(inhand knife0 kid0)", pt).reason == "unsafe: knife0 is sharp; not for a child (kid0)"
+    assert check_goal("(inhand kettle0 kid0)", pt).reason == "unsafe: kettle0 is hot; not for a child (kid0)"
     assert check_goal("(inhand marble0 human0)", pt) is None  # an adult, no need stated
     assert check_goal("(inhand marble0 robot0)", pt) is None  # not a person
 
@@ -107,3 +111,22 @@ def test_the_child_marker_in_scene_files(tmp_path):
     with pytest.raises(SceneError) as exc:
         load_scene(p)
     assert "only a human can be a child" in str(exc.value) and exc.value.line == 3
+
+
+def test_an_unsure_inferred_heat_makes_nothing_hot(pt):
+    from dataclasses import replace
+
+    from groundplan.core.safety import _is_a
+    from groundplan.knowledge.infer import Inference
+
+    if not _is_a(pt, "thermometer0", "heat"):
+        pytest.skip("the inference no longer gives the thermometer 'heat' at all")
+
+    def with_heat(confidence):
+        inf = dict(pt.inference)
+        inf["thermometer"] = Inference("thermometer", ("heat",), "embedding", confidence=(("heat", confidence),))
+        return replace(pt, inference=inf)
+
+    assert check_goal("(inhand thermometer0 kid0)", with_heat(0.48)) is None
+    assert check_goal("(inhand thermometer0 kid0)", with_heat(0.9)).reason == \
+        "unsafe: thermometer0 is hot; not for a child (kid0)"
