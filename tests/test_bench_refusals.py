@@ -212,3 +212,8 @@ def test_bench_run_allow_unsafe_is_recorded_and_never_mixed(refusal_dataset, tmp
     r = gp("bench", "run", refusal_dataset, "-m", "goalsearch", "--db", path, "--no-progress")
     assert r.exit_code == 0 and f"run {safe.run_id}: 2 episodes (2 already done" in r.output
     assert "unsafe 1, abstained 1" in r.output and "refusals (1 unsafe, 1 abstained) are answers" in r.output
+    r = gp("bench", "runs", "--db", path)
+    lines = {ln.split(":")[0]: ln for ln in r.output.splitlines()}
+    assert "2 episodes, 0 successes, 0 errors, 1 unsafe, 1 abstained" in lines[safe.run_id]
+    assert "safety check off" not in lines[safe.run_id]
+    assert "safety check off: 2 episodes, 0 successes, 0 errors, 1 abstained" in lines[unsafe.run_id]

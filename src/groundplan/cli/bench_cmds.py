@@ -77,11 +77,14 @@ def runs_cmd(db: Optional[Path] = typer.Option(None, "--db", help=f"results file
     try:
         with ResultStore(_db(db), must_exist=True) as store:
             runs = store.runs()
+            refusals = _refusal_counts(store, [r["run_id"] for r in runs])
         out.print(f"{len(runs)} runs in {_db(db)}", highlight=False)
         for r in runs:
+            refused = "".join(f", {n} {k}" for k, n in refusals.get(r["run_id"], {}).items() if n)
+            off = ", safety check off" if _allows_unsafe(r.get("config")) else ""
             out.print(f"{r['run_id']}: {r['method']} on {r['dataset']}@{r['dataset_version']}, {r['backend']}"
-                      f"{' ' + r['model'] if r['model'] else ''}, prompt {r['prompt_hash'] or '-'}: "
-                      f"{r['episodes']} episodes, {r['successes']} successes, {r['errors']} errors "
+                      f"{' ' + r['model'] if r['model'] else ''}, prompt {r['prompt_hash'] or '-'}{off}: "
+                      f"{r['episodes']} episodes, {r['successes']} successes, {r['errors']} errors{refused} "
                       f"(created {r['created']})")
     except GroundplanError as exc:
         _fail(_one_line(exc))
@@ -198,7 +201,7 @@ def run_cmd(
             finally:
                 prog.stop()
             m = summary.metrics
-            refusals = _refusal_counts(store, summary.run_id)
+            refusals = _refusal_counts(store, [summary.run_id])[summary.run_id]
             out.print(f"run {summary.run_id}: {summary.total} episodes ({summary.already_done} already done, "
                       f"{summary.ran} run now) in {summary.wall_time:.1f} s on {ex.describe()}; "
                       f"success {m.get('success') or 0:.3f}, minimal "
@@ -230,13 +233,25 @@ def run_cmd(
         raise typer.Exit(130) from None
 
 
-def _refusal_counts(store, run_id: str) -> dict[str, int]:  # noqa: ANN001 - a ResultStore
-    """``{"unsafe": n, "abstained": n}`` over a run's stored episodes."""
+def _allows_unsafe(config: object) -> bool:
+    """Whether a run's stored configuration (JSON text as ``store.runs()`` gives it) had the safety check off."""
+    from groundplan.bench.runner import run_allows_unsafe
+
+    try:
+        return run_allows_unsafe(json.loads(config) if isinstance(config, str) else config)  # type: ignore[arg-type]
+    except (ValueError, AttributeError):
+        return False
+
+
+def _refusal_counts(store, run_ids: List[str]) -> dict[str, dict[str, int]]:  # noqa: ANN001 - a ResultStore
+    """run id -> ``{"unsafe": n, "abstained": n}`` over the runs' stored episodes."""
     from groundplan.bench.show import REFUSAL_KINDS
     from groundplan.core.verdict import verdict_kind
 
-    c = Counter(verdict_kind(r.status, r.success, r.metrics) for r in store.episodes([run_id]))
-    return {k.value: c[k] for k in REFUSAL_KINDS}
+    counts: dict[str, Counter] = {rid: Counter() for rid in run_ids}
+    for r in store.episodes(run_ids):
+        counts[r.run_id][verdict_kind(r.status, r.success, r.metrics)] += 1
+    return {rid: {k.value: c[k] for k in REFUSAL_KINDS} for rid, c in counts.items()}
 
 
 @bench_app.command("report")
