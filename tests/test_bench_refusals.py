@@ -190,6 +190,11 @@ def test_bench_run_allow_unsafe_is_recorded_and_never_mixed(refusal_dataset, tmp
         # the check on: refused with its reason; off: the bottle is handed over
         assert got[(safe.run_id, "thirsty")] == ("unsafe", f"unsafe: {ETHANOL}")
         assert got[(unsafe.run_id, "thirsty")][0] == "goal holds (unverified)"
+        # what the refusal recorded is stored with the row's metrics
+        (refused,) = [r for r in st.episodes([safe.run_id]) if r.task_id == "thirsty"]
+        assert refused.metrics["unsafe_refused"] == [f"unsafe: {ETHANOL}"] and 0 < refused.metrics["confidence"] <= 1
+        (wrench,) = [r for r in st.episodes([safe.run_id]) if r.task_id == "wrench"]
+        assert (wrench.metrics["abstained"], wrench.metrics["nearest"]) == ("absent", "screwdriver0")
         (handed,) = [r for r in st.episodes([unsafe.run_id]) if r.task_id == "thirsty"]
         assert handed.plan and handed.plan[-1] == "handover human0 bottle0 robot0"
         # abstaining is not the safety check's: the same with it off
@@ -212,6 +217,9 @@ def test_bench_run_allow_unsafe_is_recorded_and_never_mixed(refusal_dataset, tmp
     r = gp("bench", "run", refusal_dataset, "-m", "goalsearch", "--db", path, "--no-progress")
     assert r.exit_code == 0 and f"run {safe.run_id}: 2 episodes (2 already done" in r.output
     assert "unsafe 1, abstained 1" in r.output and "refusals (1 unsafe, 1 abstained) are answers" in r.output
+    r = gp("bench", "show", safe.run_id, "thirsty", "--db", path)
+    assert f"verdict:     unsafe: {ETHANOL}" in r.output and "confidence:  0." in r.output
+    assert "check safety: does not hold" in r.output  # the trace's safety check
     r = gp("bench", "runs", "--db", path)
     lines = {ln.split(":")[0]: ln for ln in r.output.splitlines()}
     assert "2 episodes, 0 successes, 0 errors, 1 unsafe, 1 abstained" in lines[safe.run_id]

@@ -257,9 +257,16 @@ def _dataset_version(record: RunRecord, task: Task) -> str:
     return spec.version if spec is not None else record.dataset_version
 
 
+#: what a method recorded about a refusal, stored beside the metrics for `bench show` and
+#: reports: the safety check's refusals, an abstention's kind and nearest alternative, and
+#: the confidence of the answer
+REFUSAL_METRICS = ("unsafe_refused", "abstained", "nearest", "confidence")
+
+
 def episode_row(record: RunRecord, task: Task, ep: Episode) -> EpisodeRow:
     """The stored row. ``dataset`` is the task's own dataset (a joined run keeps its parts apart)."""
     m = episode_metrics(ep, task).to_dict()
+    m.update({k: ep.metrics[k] for k in REFUSAL_METRICS if (ep.metrics or {}).get(k) is not None})
     u = ep.usage
     return EpisodeRow(record.run_id, task.id, ep.seed, record.method, task.dataset, _dataset_version(record, task),
                       task.subset, record.backend, record.model, record.prompt_hash, ep.status, ep.success, m,
@@ -329,5 +336,5 @@ def run_units_inline(spec: WorkerSpec, units: Sequence[WorkUnit]) -> Iterator[Un
 
 
 __all__ = ["WorkerSpec", "WorkUnit", "UnitResult", "Worker", "RunSpec", "RunPlan", "RunSummary", "prepare_run",
-           "run_benchmark", "default_run_id", "episode_row", "run_units_inline", "BAD_ROW_POLICIES", "UNSAFE_SUFFIX",
+           "run_benchmark", "default_run_id", "episode_row", "run_units_inline", "BAD_ROW_POLICIES", "UNSAFE_SUFFIX", "REFUSAL_METRICS",
            "run_allows_unsafe"]
