@@ -280,6 +280,9 @@ def freeze(sets: list[str], threads: int, limit: int | None = None) -> int:
             info.update(_tally(rows, s))
             info["complete"] = info["done"] == info["tasks"]
             meta["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            on_disk = json.loads(META.read_text()) if META.is_file() else {}
+            # another freeze of other sets may run beside this one: keep the sets it wrote
+            meta["sets"] = {**on_disk.get("sets", {}), s: info}
             _write_meta(meta)
             print(f"== {s}: {info['done']}/{info['tasks']} frozen, {info['success']} successes", flush=True)
     return 0
