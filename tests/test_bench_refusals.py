@@ -219,7 +219,10 @@ def test_bench_run_allow_unsafe_is_recorded_and_never_mixed(refusal_dataset, tmp
     assert "unsafe 1, abstained 1" in r.output and "refusals (1 unsafe, 1 abstained) are answers" in r.output
     r = gp("bench", "show", safe.run_id, "thirsty", "--db", path)
     assert f"verdict:     unsafe: {ETHANOL}" in r.output and "confidence:  0." in r.output
-    assert "check safety: does not hold" in r.output  # the trace's safety check
+    # the trace's safety check and abstain note, readably
+    assert f"safety check refused goal (and (inhand bottle0 human0)): unsafe: {ETHANOL}" in r.output
+    r = gp("bench", "show", safe.run_id, "wrench", "--db", path)
+    assert f"s abstained: {WRENCH}" in r.output and "what=abstain" not in r.output
     r = gp("bench", "runs", "--db", path)
     lines = {ln.split(":")[0]: ln for ln in r.output.splitlines()}
     assert "2 episodes, 0 successes, 0 errors, 1 unsafe, 1 abstained" in lines[safe.run_id]

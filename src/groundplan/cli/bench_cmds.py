@@ -307,6 +307,19 @@ def _field(name: str, value: object, style: str = "") -> object:
     return styled((label, "bold"), (str(value), style) if style else str(value))
 
 
+def _trace_line(ev: dict) -> object:
+    """``groundplan run``'s trace line, and the refusals readably: the safety check's event
+    with its reason and what it refused, goalsearch's abstain note with its reason."""
+    if ev.get("type") == "check" and ev.get("against") == "safety":
+        what = next((f"{k} {ev[k]}" for k in ("goal", "step", "action") if ev.get(k)), "")
+        if ev.get("success") is False:
+            return styled(("safety check refused", _KIND_STYLE["unsafe"]), f" {what}: {ev.get('reason') or ''}".rstrip(": "))
+        return styled(("safety check passed", "green"), f" {what}" if what else "")
+    if ev.get("type") == "note" and ev.get("what") == "abstain":
+        return styled(("abstained", _KIND_STYLE["abstained"]), f": {ev.get('reason') or ev.get('wanted') or ''}")
+    return trace_line(ev)
+
+
 def _print_episode(shown, *, full: bool) -> None:  # noqa: ANN001 - a bench.show.ShownEpisode
     r = shown.row
     where = f", {r.subset}" if r.subset else ""
@@ -327,7 +340,7 @@ def _print_episode(shown, *, full: bool) -> None:  # noqa: ANN001 - a bench.show
     if not any(e.get("type") == "step" for e in r.trace):  # the trace does not list the steps: list them
         for step in r.plan:
             out.print(f"  {step}")
-    lines = [(ev, line) for ev in r.trace if (line := trace_line(ev)) is not None]
+    lines = [(ev, line) for ev in r.trace if (line := _trace_line(ev)) is not None]
     hidden = len(r.trace) - len(lines)
     count = f"{len(lines)} event{'' if len(lines) == 1 else 's'}" + (f"; {hidden} more in --json" if hidden else "")
     out.print(styled(("trace", "bold"), f" ({count})" if r.trace else " (none stored)"))
