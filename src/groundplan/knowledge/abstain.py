@@ -60,10 +60,18 @@ class Words:
     between_verb: frozenset[str]
     like_after: frozenset[str]
     not_things: frozenset[str]
+    #: words that end a noun phrase (prepositions, conjunctions, pronouns, adverbs)
+    function_words: frozenset[str]
+    #: containers and measures before "of" ("a cup of coffee"): the thing is what follows
+    measures: frozenset[str]
+    #: "can I have", "could I have", "may I have"
+    may_i: frozenset[str]
     #: plain need -> (affordances any of which meets it, word of the refusal)
     needs: Mapping[str, tuple[tuple[str, ...], str]]
     #: a phrase that asks for something by its use -> (affordances, word of the refusal)
     asked: Mapping[str, tuple[tuple[str, ...], str]] = ()  # type: ignore[assignment]
+    #: class heads that the words before them name (a whipped_cream_can, a rib_tool)
+    named_by_modifier: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -82,7 +90,8 @@ def words() -> Words:
     needs = {str(k): spec(v) for k, v in (d.get("needs") or {}).items()}
     asked = {str(p): spec(e) for e in d.get("asked_needs") or () for p in e.get("says") or ()}
     return Words(fs("determiners"), fs("between"), fs("request_words"), fs("between_verb"), fs("like_after"),
-                 fs("not_things"), needs, asked)
+                 fs("not_things"), fs("function_words"), fs("measures"), fs("may_i"), needs, asked,
+                 fs("measures") | fs("named_by_modifier"))
 
 
 def _parts(cls: str) -> list[str]:
@@ -115,8 +124,13 @@ class Vocabulary:
     def covered(self, cls: str) -> frozenset[str]:
         hit = self._cov.get(cls)
         if hit is None:
+            # English compounds end in their head: a tape_measure is a measure, not a tape; but
+            # a whipped_cream_can is named by what it holds, a rib_tool by its first word
             parts = _parts(cls)
-            out = set(parts) | {"_".join(parts), "".join(parts), "-".join(parts)}
+            out = {parts[-1], "_".join(parts), "".join(parts), "-".join(parts)} if parts else set()
+            if len(parts) > 1 and parts[-1] in words().named_by_modifier:
+                out.update(parts[:-1])
+                out.add("_".join(parts[:-1]))
             k = self.wn.kinds(cls)
             if k is not None:
                 out.update(k[1])
@@ -135,39 +149,107 @@ def _requested(toks: Sequence[str], det: int, w: Words) -> bool:
         k -= 1
     if k >= 0 and toks[k] == "like":
         return k > 0 and toks[k - 1] in w.like_after
+    if k >= 2 and toks[k] == "have" and toks[k - 1] == "i" and toks[k - 2] in w.may_i:
+        return True  # "can I have some milk"
     return k >= 0 and toks[k] in w.request_words
+
+
+_INDEFINITE = frozenset({"something", "anything", "everything", "nothing", "one", "ones"})
+_OBJECT_PRONOUNS = frozenset({"it", "them", "me", "us", "him", "her"})
+
+
+def _not_thing(word: str, vocab: Vocabulary, w: Words) -> bool:
+    return word in w.not_things or any(lemma in w.not_things for lemma in vocab.wn.lemmas(word))
+
+
+def _in_wordnet(vocab: Vocabulary, word: str) -> bool:
+    return any(vocab.wn.index.get(lemma) for lemma in vocab.wn.lemmas(word))
+
+
+def _split_compound(vocab: Vocabulary, word: str) -> Optional[list[str]]:
+    """A closed compound WordNet has as two words ("hairdryer": hair dryer), or None."""
+    for cut in range(3, len(word) - 2):
+        a, b = word[:cut], word[cut:]
+        if _in_wordnet(vocab, a) and _in_wordnet(vocab, b) and _in_wordnet(vocab, f"{a}_{b}"):
+            return [a, b]
+    return None
+
+
+def _noun_phrase(toks: Sequence[str], start: int, vocab: Vocabulary, w: Words) -> list[str]:
+    """The words of the thing after a determiner: up to three words, ending before a function
+    word, a determiner or a verb with its object ("take the tomato, chop it"); the last is the
+    head noun ("the phone charger", "a magnifying glass", "a clean towel"). A measure phrase
+    gives the thing measured ("a cup of coffee", "a roll of duct tape": coffee, duct tape);
+    "one" names no class ("the gilt one")."""
+    k = start
+    while k < len(toks) and toks[k] in w.between:
+        k += 1
+    out: list[str] = []
+    while k < len(toks) and len(out) < 3 and toks[k] not in w.determiners and toks[k] not in w.function_words \
+            and toks[k] not in ("of", "one", "ones"):
+        if k + 1 < len(toks) and toks[k + 1] in _OBJECT_PRONOUNS:
+            break
+        out.append(toks[k])
+        k += 1
+    if k < len(toks) and toks[k] in ("one", "ones"):
+        return []
+    if k < len(toks) and toks[k] == "of" and out and out[-1] in w.measures:
+        k += 1
+        if k < len(toks) and toks[k] in w.determiners:
+            k += 1
+        return _noun_phrase(toks, k, vocab, w)
+    if k < len(toks) and toks[k] == "of":
+        return []  # "the edge of the table", "a picture of ...": not the thing itself
+    while out and not _in_wordnet(vocab, out[-1]):
+        split = _split_compound(vocab, out[-1])
+        if split is None:
+            return []  # no noun WordNet knows heads it: a name, a misspelling
+        out = out[:-1] + split
+    return out[-3:]
+
+
+def _phrase_covered(phrase: Sequence[str], covered: set[str], vocab: Vocabulary,
+                    known: Callable[[str], bool]) -> bool:
+    """Whether the scene has the thing: a word before the head names a scene thing ("the milk
+    carton" for the milk in the fridge: a thing named by what holds it); else a compound
+    WordNet knows ("magnifying_glass") is judged as a whole, any other by its head noun. A
+    thing is covered when a scene class is it, a kind of it or a synonym (``Vocabulary``)."""
+    def has(word: str) -> bool:
+        return word in covered or bool(set(vocab.wn.lemmas(word)) & covered) or known(word)
+
+    if any(has(word) for word in phrase[:-1]):
+        return True
+    whole = "_".join(phrase)
+    if len(phrase) > 1 and _in_wordnet(vocab, whole):
+        return has(whole) or has("".join(phrase)) or known(" ".join(phrase))
+    head = phrase[-1]
+    if has(head) or has(whole) or has("".join(phrase)):
+        return True
+    return any(len(head) >= 4 and c.endswith(head) for c in covered)  # "the bench" for the workbench
 
 
 def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
                  known: Callable[[str], bool] = lambda word: False) -> Optional[str]:
-    """The first noun ``text`` asks for that no scene class covers (see the module), else None.
-    ``known(word)``: the caller's own words for scene things (synonyms, category words)."""
+    """The first thing ``text`` asks for that no scene class covers (see the module), else None:
+    the noun phrase after a determiner that follows a request word ("bring me the phone
+    charger"), judged by its head noun and the compound it makes ("phone_charger").
+    ``known(word)``: the caller's own words for scene things (synonyms, category members)."""
     w = words()
     toks = [m.group(0) for m in _WORD.finditer(text.lower().replace("’", "'"))]
     covered: set[str] = set()
     for c in classes:
         covered |= vocab.covered(c)
-    for i, word in enumerate(toks):
-        if word in w.not_things or word in w.determiners or word in w.between or len(word) < 3:
+    for i, tok in enumerate(toks):
+        if tok not in w.determiners or not _requested(toks, i, w):
             continue
-        j = i - 1
-        while j >= 0 and toks[j] in w.between:
-            j -= 1
-        if j < 0 or toks[j] not in w.determiners:
+        phrase = _noun_phrase(toks, i + 1, vocab, w)
+        if not phrase or _not_thing(phrase[-1], vocab, w) or len(phrase[-1]) < 3 or phrase[0] in _INDEFINITE:
+            continue  # "some elbow room", "the kitchen counter": no thing to fetch
+        whole = "_".join(phrase)
+        if not (vocab.physical(phrase[-1]) or (len(phrase) > 1 and vocab.physical(whole))):
             continue
-        nxt = toks[i + 1] if i + 1 < len(toks) else ""
-        if nxt in ("of", "one", "ones"):
-            continue  # "a glass of water" asks for the water; "the gilt one" names no class
-        if nxt and (nxt in covered or vocab.physical(nxt)):
-            continue  # a modifier: "the coffee mug", "the balcony door"
-        if not _requested(toks, j, w) or not vocab.physical(word):
-            continue
-        lemmas = set(vocab.wn.lemmas(word))
-        if word in covered or lemmas & covered or known(word) or any(known(x) for x in lemmas):
-            continue
-        if any(len(word) >= 4 and c.endswith(word) for c in covered):
-            continue  # "the bench" for the workbench
-        return word
+        if not _phrase_covered(phrase, covered, vocab, known):
+            return " ".join(phrase)
     return None
 
 

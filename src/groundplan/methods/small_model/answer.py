@@ -51,11 +51,14 @@ def confidence(scores: Sequence[float]) -> Optional[float]:
 
 
 def _known_words(classes: Sequence[str]) -> Callable[[str], bool]:
-    """The scene's synonyms and category words (goalsearch's lexicon) as a word test."""
+    """The scene's synonyms, and the category words (goalsearch's lexicon) of the categories
+    one of the scene's classes belongs to, as a word test."""
     syn = synonyms()
     names = {c.replace("_", " ").replace("-", " ") for c in classes}
     alias = {o for n in names for o in syn.get(n, ())} | {n for n, others in syn.items() if names & set(others)}
-    cats = {f for k, v in categories().items() for f in [k, *(v.get("forms") or ())]}
+    present = set(classes)
+    cats = {f for k, v in categories().items() if present & set(v.get("classes") or ())
+            for f in [k.replace("_", " "), *(v.get("forms") or ())]}
     words = alias | cats
 
     def known(w: str) -> bool:

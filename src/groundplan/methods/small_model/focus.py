@@ -2,8 +2,9 @@
 
 goalsearch's candidate goals pair objects with places, so their number (and the phrases the
 encoder embeds) grows with every pair of objects: a 300-object home took minutes. A request
-is about few classes: the ones it names ("the coke", "the fridge", "coke0"), the ones its
-words are closest to ("I'm thirsty": the drinks), and the places that hold them. ``focus``
+is about few classes: the ones it names ("the coke", "the fridge", "coke0"; all their objects),
+the ones its words are closest to ("I'm thirsty": the drinks; a few objects of each), and the
+places that hold them. ``focus``
 keeps those objects, the agents and the places that hold what is kept (the whole chain: a
 cup in a cabinet on a counter), and hands goalsearch that smaller problem; the plan is still
 made and checked in the whole scene. Class similarities are computed per class, not per
@@ -21,15 +22,17 @@ from typing import Any, Optional
 import numpy as np
 
 from groundplan.knowledge.uses import ClassUses
-from groundplan.methods.small_model.candidates import scene_view
+from groundplan.methods.small_model.candidates import scene_view, split_name
 from groundplan.methods.small_model.mentions import categories, plural_forms, synonyms
 from groundplan.methods.small_model.needs import disposal_said, is_disposal_class
 from groundplan.pddl.model import Problem
 
 #: scenes with more objects (agents included) than this are focused
 FOCUS_ABOVE = 60
-#: how many classes the instruction's words are nearest to are kept besides the named ones
-NEAREST_CLASSES = 8
+#: how many classes the instruction's words are nearest to are kept besides the named ones,
+#: and how many objects of each such class (a named class keeps all of its objects)
+NEAREST_CLASSES = 6
+PER_NEAREST_CLASS = 3
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CLASS_VECTORS: dict[tuple[int, str], np.ndarray] = {}
@@ -78,13 +81,16 @@ def focus(instruction: str, domain: Any, problem: Problem, encoder: Any = None) 
     keep_classes = _named_classes(instruction, classes)
     if disposal_said(instruction):
         keep_classes |= {c for c in classes if is_disposal_class(c)}
+    nearest: set[str] = set()
     if encoder is not None:
         uses = ClassUses.load()
         q = encoder.encode([instruction])[0]
         sims = {c: float(np.max(_class_vector(encoder, uses, c) @ q)) for c in classes - keep_classes}
-        keep_classes |= set(sorted(sims, key=lambda c: -sims[c])[:NEAREST_CLASSES])
+        nearest = set(sorted(sims, key=lambda c: (-sims[c], c))[:NEAREST_CLASSES])
     low = set(_WORD.findall(instruction.lower()))
     keep = agents | {o for c in keep_classes for o in by_class[c]} | {o for o in view.objects if o in low}
+    for c in nearest:
+        keep.update(sorted(by_class[c], key=lambda o: split_name(o)[1])[:PER_NEAREST_CLASS])
     holder: dict[str, set[str]] = {}
     for a in problem.init:
         if a.predicate in _HOLDERS and len(a.args) == 2:
@@ -102,4 +108,4 @@ def focus(instruction: str, domain: Any, problem: Problem, encoder: Any = None) 
     return Problem(problem.name, problem.domain_name, objects, init, problem.goal, numeric, problem.metric)
 
 
-__all__ = ["focus", "FOCUS_ABOVE", "NEAREST_CLASSES"]
+__all__ = ["focus", "FOCUS_ABOVE", "NEAREST_CLASSES", "PER_NEAREST_CLASS"]
