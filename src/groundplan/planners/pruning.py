@@ -58,6 +58,9 @@ def registered_plan_check() -> Optional[PlanCheck]:
 #: in a domain with region types, a goal's quantified type with more objects than this keeps
 #: them but not what stands on or in each (the plan check guards the rest)
 MANY = 3
+#: with more locations than this, a household-style task is first planned with only the
+#: locations it needs (``relevant_objects(all_locations=False)``), then with every location
+MANY_LOCATIONS = 40
 
 
 @dataclass(frozen=True)
@@ -123,10 +126,14 @@ def existential_types(f, positive: bool = True) -> tuple[set[str], set[str]]:
     return set(), set()
 
 
-def relevant_objects(domain: Domain, problem: Problem, few: int | None = None) -> set[str]:
+def relevant_objects(domain: Domain, problem: Problem, few: int | None = None,
+                     all_locations: bool = True) -> set[str]:
     """``few``: of a type only a positive ``exists`` of the goal ranges over, keep the first
     ``few`` objects (by name) instead of all (a first, smaller try: VirtualHome's "a plate"
-    has 8 candidates, each with its containers)."""
+    has 8 candidates, each with its containers). ``all_locations=False``: of the locations,
+    only those the closure reaches (where kept things and the agents are, the goal's own):
+    a first, smaller try in a home with many (moving is between any two locations, so the
+    others only matter as detours; the plan check and the wider stage guard the rest)."""
     goal = problem.goal
     keep: set[str] = {o for a in atoms(goal) for o in a.args if not o.startswith("?")} if goal else set()
     keep &= set(problem.objects) | set(domain.constants)
@@ -149,7 +156,7 @@ def relevant_objects(domain: Domain, problem: Problem, few: int | None = None) -
         many = set()
     region_objs: set[str] = set()
     for o, t in problem.objects.items():
-        if domain.types.is_subtype(t, "actor") or domain.types.is_subtype(t, "location"):
+        if domain.types.is_subtype(t, "actor") or (all_locations and domain.types.is_subtype(t, "location")):
             keep.add(o)
         if any(domain.types.is_subtype(t, r) for r in regions):
             keep.add(o)
@@ -221,6 +228,11 @@ class PruningPlanner:
             return self.inner.plan(domain, problem, timeout=timeout)
         check = self.check or registered_plan_check()
         stages = [keep]
+        n_locations = sum(1 for t in problem.objects.values() if domain.types.is_subtype(t, "location"))
+        if n_locations > MANY_LOCATIONS and not region_types(domain):
+            few_places = relevant_objects(domain, problem, all_locations=False)
+            if len(few_places) < len(keep):
+                stages.insert(0, few_places)
         if region_types(domain):  # VirtualHome-like: first a few of each "exists" goal type's objects
             first = relevant_objects(domain, problem, few=MANY)
             if len(first) < len(keep):
