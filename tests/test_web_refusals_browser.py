@@ -118,6 +118,10 @@ def test_unsafe_and_abstained_episodes_show_their_verdicts(driver, console):
     assert len(checks) == 1 and "step: handover human0 bottle0 robot0" in checks[0].text
     banner = d.find_element(By.ID, "refusal").text
     assert "refused step: handover human0 bottle0 robot0" in banner and "refused goal" not in banner, banner
+    step = d.find_element(By.CSS_SELECTOR, "#trace .ev.step.safety.refused")  # refused, not a failed step
+    assert "3. handover human0 bottle0 robot0 REFUSED" in step.text and UNSAFE in step.text
+    assert not d.find_elements(By.CSS_SELECTOR, "#trace .ev.step.fail")
+    assert [li.get_attribute("class") for li in d.find_elements(By.CSS_SELECTOR, "#plan li")] == ["ok", "ok", "refused"]
 
     # "bring me the wrench" in a garage without one: goalsearch abstains
     status = _run(d, console, "bundled:garage_no_wrench.yaml", "goalsearch", "bring me the wrench", "unused",

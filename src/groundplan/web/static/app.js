@@ -400,11 +400,13 @@ function renderEvent(ev) {
     }
     case "step": {
       const ok = ev.ok !== false;
-      box.classList.add(ok ? "ok" : "fail");
-      head.append(`${(ev.index ?? 0) + 1}. ${ev.action || ev.command || ""}${ev.nl ? ` ("${ev.nl}")` : ""} ${ok ? "" : "FAILED"}`);
-      if (ok) box.append(facts(ev.added, ev.deleted)); else box.append(el("div", { class: "error", text: ev.reason || "" }));
+      // a step the safety check refused was not tried: a refusal, not a failed step
+      const refused = !ok && isUnsafeText(ev.reason);
+      if (refused) box.classList.add("safety", "refused"); else box.classList.add(ok ? "ok" : "fail");
+      head.append(`${(ev.index ?? 0) + 1}. ${ev.action || ev.command || ""}${ev.nl ? ` ("${ev.nl}")` : ""} ${ok ? "" : refused ? "REFUSED" : "FAILED"}`);
+      if (ok) box.append(facts(ev.added, ev.deleted)); else box.append(el("div", { class: refused ? "refusal-reason" : "error", text: ev.reason || "" }));
       const li = $("plan").children[ev.index ?? -1];
-      if (li) li.className = ok ? "ok" : "failed";
+      if (li) li.className = ok ? "ok" : refused ? "refused" : "failed";
       if (scene && ok) { scene.apply(ev); requestDraw(); }
       break;
     }
