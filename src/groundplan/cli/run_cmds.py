@@ -87,6 +87,9 @@ def _goal(ev: Mapping[str, Any]) -> Any:
 def _check(ev: Mapping[str, Any]) -> Any:
     ok = ev.get("success")
     against = ev.get("against", "goal")
+    if against == "safety" and not ok:  # the safety check's refusal, with what it refused
+        what = f" {ev['step']}" if ev.get("step") else f" goal {ev['goal']}" if ev.get("goal") else ""
+        return styled(("safety check: ", "bold"), (f"refused{what}", "yellow"), f": {ev.get('reason', '')}")
     head = "check" if against in ("gold goal", "check goal") else f"check {against}"
     tail = "" if ok else f"; unsatisfied: {_short(_facts(ev.get('unsatisfied')), 120)}" if ev.get("unsatisfied") else ""
     gcr = f" (gcr {float(ev['gcr']):.2f})" if ev.get("gcr") is not None else ""

@@ -15,7 +15,14 @@ import math
 import re
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from groundplan.knowledge.abstain import Abstention, Vocabulary, absent_thing, nearest_object, need_specs, unmet_need
+from groundplan.knowledge.abstain import (
+    Abstention,
+    Vocabulary,
+    absent_thing,
+    nearest_object,
+    need_specs,
+    unmet_need,
+)
 from groundplan.knowledge.wordnet import WordNet
 from groundplan.methods.small_model.candidates import scene_view
 from groundplan.methods.small_model.mentions import categories, synonyms
