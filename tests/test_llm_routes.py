@@ -247,3 +247,29 @@ def test_a_run_over_llm_serve_records_the_served_model(tmp_path, planner):
             proc.kill()
         log.close()
 
+
+
+# ----------------------------------------------------------------------------- AutoGPT+P's goal format
+
+
+def test_a_fenced_pddl_answer_is_a_goal_and_the_format_feedback_says_what_to_write():
+    from groundplan.methods.autogpt_p.plan_tool import check_syntax_and_semantics, original_conditions
+    from groundplan.sim.pipeline import build
+
+    pt = build(str(KITCHEN), strict=False)
+    conds = original_conditions()
+    ok = check_syntax_and_semantics("```pddl (inhand apple0 human0) (closed fridge0)```", pt, conds,
+                                    allow_hidden=True)
+    assert ok.feedback is None and ok.text == "(and (inhand apple0 human0) (closed fridge0))"
+    one = check_syntax_and_semantics("Here it is:\n```pddl\n(inhand apple0 human0)\n```", pt, conds,
+                                     allow_hidden=True)
+    assert one.text == "(inhand apple0 human0)" and one.feedback is None
+    # the (:goal ...) block, when there is one, is read as the original read it
+    both = check_syntax_and_semantics("(:goal (inhand coke0 human0))\n```pddl\n(inhand apple0 human0)\n```", pt,
+                                      conds, allow_hidden=True)
+    assert both.text == "(inhand coke0 human0)"
+    bad = check_syntax_and_semantics("the apple (inhand apple0 human0) and the fridge (closed fridge0)", pt, conds,
+                                     allow_hidden=True)
+    assert bad.goal is None
+    assert bad.feedback.startswith("Your previous answer did not contain a goal in the correct format")
+    assert "(:goal (and (inhand apple0 human0) (closed fridge0)))" in bad.feedback
