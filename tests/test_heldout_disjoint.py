@@ -194,20 +194,11 @@ def _shared_every_pair(evaluation: list[str], training: list[tuple[str, str]]) -
     return sorted(set(hits))
 
 
-#: the held-out sets: the first (seen since its measurement), the second (b, seen since round 2's
-#: measurement), the third (c, written before round 3's changes), the fourth (d, written before
-#: round 4's changes), the fifth (e, written independently before goalsearch ran on it), the sixth
-#: (f, written independently likewise), the seventh (g, written independently for the next
-#: session's blind measurement), the eighth (h, written independently on 2026-11-25 for a later
-#: blind measurement), the ninth (i, likewise written independently on 2026-11-25), the tenth
-#: (j, likewise; it reuses three AutoGPT+P scenes, all 20 having been used by a to i) and the fresh
-#: eleventh (k, likewise written independently on 2026-11-25; it reuses three AutoGPT+P scenes too)
-#: the twelfth (l, likewise, reusing three AutoGPT+P scenes) and the fresh thirteenth one (m, written
-#: independently on 2026-11-27, likewise), and the fresh fourteenth one (n, written independently on
-#: 2026-11-27 before round 12 ran on it), o (written independently on 2026-11-27 for round 13) and
-#: p (written independently on 2026-11-27 for round 14), q (written independently on 2026-11-27
-#: for round 15), r (written independently on 2026-11-27 for round 16), s (written independently
-#: on 2026-11-27 for round 17) and t (written independently on 2026-11-28 for round 18)
+#: the held-out sets in the order they were written: the first two have been seen since their
+#: measurement, c and d were written before the goalsearch changes they measured, and e onward
+#: were each written independently, before goalsearch ran on them (j to p reuse some AutoGPT+P
+#: scenes, all 20 having been used by a to i); who wrote each set when, and what it measured:
+#: benchmarks/results/small_model/heldout.md and docs/goalsearch-history.md
 HELDOUT_FILES = ("heldout_2026-11-24.yaml", "heldout_2026-11-24b.yaml", "heldout_2026-11-24c.yaml",
                  "heldout_2026-11-24d.yaml", "heldout_2026-11-24e.yaml", "heldout_2026-11-24f.yaml",
                  "heldout_2026-11-24g.yaml", "heldout_2026-11-25h.yaml", "heldout_2026-11-25i.yaml",
