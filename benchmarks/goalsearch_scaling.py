@@ -29,7 +29,7 @@ OUT = ROOT / "benchmarks" / "results" / "goalsearch_scaling"
 #: (instruction, gold goal): a named object, a class, a need
 INSTRUCTIONS = (
     ("bring me coke0", "(inhand coke0 human0)"),
-    ("put apple0 on table0", "(on apple0 table0)"),
+    ("put coke0 on counter0", "(on coke0 counter0)"),
     ("I'm thirsty", None),
 )
 
