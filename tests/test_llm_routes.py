@@ -180,6 +180,7 @@ def test_an_embedded_recording_replays(recorded, planner):
     recs = list(read_transcript(path))
     assert recs[0]["request"]["constraint"]  # recorded with the goal grammar
     assert {r["model"] for r in recs} == {"smollm2-135m"} == _models_in_trace(ep)
+    assert ep.metrics["model"] == "smollm2-135m"  # the episode names its model
     rep = build_llm(LLMConfig(backend="replay", replay=(path,), cache=False))
     again = _run(rep, planner)
     assert again.status == ep.status and again.goal == ep.goal and again.plan == ep.plan, again.error
@@ -235,7 +236,7 @@ def test_a_run_over_llm_serve_records_the_served_model(tmp_path, planner):
         with build_llm(cfg) as llm:
             ep = _run(llm, planner)
         assert ep.status != "error", ep.error
-        assert _models_in_trace(ep) == {"other"}
+        assert _models_in_trace(ep) == {"other"} and ep.metrics["model"] == "other"
         recs = list(read_transcript(record))
         assert recs and {r["model"] for r in recs} == {"other"}
         assert recs[0]["request"]["constraint"]  # the grammar went to the server
