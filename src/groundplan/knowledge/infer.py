@@ -325,9 +325,13 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
     """Why the class is known not to be a container (a scene fact putting something in it is
     then a contradiction), or None: a known head class or role lacking ``contain`` (a
     ``coffee_table``), or a WordNet sense under a known class without it (a workbench is a
-    table)."""
+    table); never when some WordNet sense of it is a container or its gloss names drawers."""
     if "contain" in affs:
         return None
+    wn_kind = kind if kind is not None else _kind(cls)
+    if wn_kind is not None and (wn_kind.every_sense & _CONTAINER_WORDS or wn_kind.has(_CONTAINER_WORDS) or re.search(
+            r"\b(drawers?|compartments?|storage)\b", wn_kind.gloss)):
+        return None  # the dictionary says it holds things (a parts tray is a receptacle; a desk has drawers)
     if source.startswith(("head:", "role:")):
         return _an(source.split(':', 1)[1])
     if kind is None:
@@ -401,7 +405,8 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
                       ("pour", _POURING_WORDS, "not a vessel to pour from", False),
                       ("precise-pour", _POURING_WORDS, "not a vessel to pour from", False))
             for a, table, what, keep in checks:
-                if a in conf and a not in ev and not keep and (not kind.has(table) or kind.has(frozenset({"vehicle"}))):
+                if a in conf and a not in ev and not keep and (
+                        not (kind.has(table) or kind.every_sense & table) or kind.has(frozenset({"vehicle"}))):
                     withheld.append((a, f"WordNet: {_an(kind.first())}, {what}"))
                     conf.pop(a)
             for a in ("carry", "grasp"):
