@@ -233,3 +233,28 @@ def test_cli_ask_with_embedded_model(tmp_path):
                                  "--usage"])
     assert r.exit_code == 0, r.output
     assert r.stdout.strip() and "embedded smollm2-135m" in r.stderr
+
+
+def test_kv_state_cache_restores_an_alternating_prefix():
+    """With kv_cache_mb the state after an answer is kept and restored: going back to an
+    earlier prompt's prefix after another prompt evaluates only the new tokens."""
+    import llama_cpp
+
+    a = "Describe a small kitchen with a fridge, a table and a counter. " * 12
+    b = "List the tools one finds in a garage and what each is for. " * 12
+
+    def third_call(mb: int):
+        m = EmbeddedLLM(n_threads=2, kv_cache_mb=mb)
+        try:
+            llama = m.load()
+            first = [m.chat(p, max_tokens=6, seed=0).text for p in (a, b)]
+            llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
+            last = m.chat(a + "Now only the fridge.", max_tokens=6, seed=0).text
+            return first + [last], llama_cpp.llama_perf_context(llama._ctx.ctx).n_p_eval
+        finally:
+            m.close()
+
+    plain, n_plain = third_call(0)
+    cached, n_cached = third_call(256)
+    assert n_plain > 100 and n_cached < n_plain / 3, (n_plain, n_cached)
+    assert cached == plain

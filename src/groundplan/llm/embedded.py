@@ -59,7 +59,7 @@ class EmbeddedLLM(Backend):
     backend_name = "embedded"
 
     def __init__(self, model_path: Path | str | None = None, *, n_ctx: int = DEFAULT_N_CTX,
-                 n_threads: Optional[int] = None, n_batch: int = 512):
+                 n_threads: Optional[int] = None, n_batch: int = 512, kv_cache_mb: int = 0):
         super().__init__()
         resolved = resolve_model(str(model_path) if model_path else None)
         self.model_path = resolved.path
@@ -72,6 +72,12 @@ class EmbeddedLLM(Backend):
         self.n_ctx = n_ctx
         self.n_threads = n_threads or max(1, os.cpu_count() or 1)
         self.n_batch = n_batch
+        #: > 0: keep the KV state after each answer in a RAM cache of this many MB, keyed by the
+        #: tokens, and restore the longest cached prefix before a prompt (llama-cpp-python's
+        #: LlamaRAMCache): prompts that alternate (a loop's tool-selection and goal prompts, the
+        #: scenes of a benchmark) are not evaluated again. Off by default: a restored state can
+        #: round differently from a fresh evaluation, and runs should agree across routes
+        self.kv_cache_mb = kv_cache_mb
         self._llama: Any = None
         self._grammars: dict[Constraint, Any] = {}
         self._lock = threading.RLock()
@@ -80,7 +86,8 @@ class EmbeddedLLM(Backend):
     @classmethod
     def from_config(cls, config) -> "EmbeddedLLM":
         return cls(config.model, n_ctx=config.n_ctx, n_threads=config.n_threads,
-                   n_batch=int(config.extra.get("n_batch", 512)))
+                   n_batch=int(config.extra.get("n_batch", 512)),
+                   kv_cache_mb=int(config.extra.get("kv_cache_mb", os.environ.get("GROUNDPLAN_KV_CACHE_MB", 0)) or 0))
 
     @property
     def model(self) -> str:
@@ -109,6 +116,8 @@ class EmbeddedLLM(Backend):
                     raise LLMModelNotFoundError(f"cannot load model {self.model_path}: "
                                                 f"{' '.join(str(exc).split())[:200]}") from None
                 self.load_seconds = time.perf_counter() - t0
+                if self.kv_cache_mb > 0:
+                    self._llama.set_cache(import_llama_cpp().LlamaRAMCache(capacity_bytes=self.kv_cache_mb << 20))
                 self.metadata = dict(getattr(self._llama, "metadata", None) or {})
                 trained = context_length(self.metadata)
                 if self.spec is None and trained is not None and trained < self.n_ctx:
