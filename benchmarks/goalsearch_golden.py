@@ -296,7 +296,7 @@ def compare(sets: list[str], method: str, config: dict, threads: int, limit: int
     runner = Runner(method, config, threads)
     lines = ["# goalsearch golden comparison", "",
              f"Golden: {_rel(GOLDEN)} (code {json.loads(META.read_text()).get('code_commit', '?')[:10]}); "
-             f"now: {method} {json.dumps(config)} at {_git('rev-parse', '--short', 'HEAD')}.", "",
+             f"now: {method} {json.dumps(config)} at {code_identity()['commit'][:10]} ({code_identity()['source']}).", "",
              "| set | frozen | compared | first goal changed | success before | success after |",
              "|---|---|---|---|---|---|"]
     details: list[str] = []
