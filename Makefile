@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.groundplan-installed
 
-.PHONY: install demo test test-all test-fast test-terminal test-browser browser-deps bench-foundation lint clean llm-install llm-speed
+.PHONY: install demo test test-all test-fast test-terminal test-browser browser-deps bench-foundation lint clean llm-install llm-speed llm-kv-reuse safety-heldout-ab
 
 # eai-eval ships VirtualHome's evolving-graph executor and EAI's 342 tasks (the conformance
 # test and benchmarks/vh_conformance.py). Installed without its declared dependencies
@@ -110,6 +110,27 @@ llm-install: install
 # bare llama-cpp-python on the same prompts (docs/models.md "Speed")
 llm-speed: install
 	nice -n 10 $(BIN)/python benchmarks/llm_speed.py
+
+# KV state reuse on AutoGPT+P's alternating prompts, off and on (issue 47)
+llm-kv-reuse: install
+	nice -n 10 $(BIN)/python benchmarks/llm_kv_reuse.py
+
+# What issue 50's inference changes cost goalsearch: the same code with and without them, on
+# the instructions whose scene's affordances changed (SETS=heldout-p,...; BEFORE=a226527)
+SETS ?= unseen-classes,heldout-y,heldout-z,heldout-aa
+BEFORE ?= a226527
+safety-heldout-ab: install
+	set -e; T=$$(mktemp -d); mkdir -p $$T/with $$T/without; \
+	git archive HEAD src | tar -x -C $$T/with; git archive HEAD src | tar -x -C $$T/without; \
+	git show $(BEFORE):src/groundplan/knowledge/infer.py > $$T/without/src/groundplan/knowledge/infer.py; \
+	git show $(BEFORE):src/groundplan/skills/builder.py > $$T/without/src/groundplan/skills/builder.py; \
+	$(BIN)/python benchmarks/safety_heldout_ab.py scenes $$T/scenes.json; \
+	PYTHONPATH=$$T/with/src $(BIN)/python benchmarks/safety_heldout_ab.py types $$T/scenes.json $$T/t_with.json; \
+	PYTHONPATH=$$T/without/src $(BIN)/python benchmarks/safety_heldout_ab.py types $$T/scenes.json $$T/t_without.json; \
+	$(BIN)/python benchmarks/safety_heldout_ab.py affected $$T/scenes.json $$T/t_without.json $$T/t_with.json $$T/affected.json; \
+	PYTHONPATH=$$T/with/src $(BIN)/python benchmarks/safety_heldout_ab.py run $$T/affected.json $(SETS) $$T/with.jsonl; \
+	PYTHONPATH=$$T/without/src $(BIN)/python benchmarks/safety_heldout_ab.py run $$T/affected.json $(SETS) $$T/without.jsonl; \
+	$(BIN)/python benchmarks/safety_heldout_ab.py compare $$T/without.jsonl $$T/with.jsonl
 
 lint: install
 	$(BIN)/ruff check src
