@@ -74,15 +74,19 @@ def _known_words(classes: Sequence[str]) -> Callable[[str], bool]:
     return known
 
 
+def _goal_atoms(goal: Optional[str]) -> list:
+    """The atoms of a candidate goal ([] when there is none or it does not parse)."""
+    if not goal:
+        return []
+    try:
+        return list(atoms(parse_goal(goal)))
+    except Exception:  # noqa: BLE001 - a candidate that does not parse names nothing
+        return []
+
+
 def _substitute(goal: Optional[str], agents: Sequence[str]) -> Optional[str]:
     """The first object of ``goal`` that is no agent: what would have been handed or moved."""
-    if not goal:
-        return None
-    try:
-        found = list(atoms(parse_goal(goal)))
-    except Exception:  # noqa: BLE001 - a candidate that does not parse names nothing
-        return None
-    for a in found:
+    for a in _goal_atoms(goal):
         for arg in a.args:
             if arg not in agents:
                 return arg
@@ -126,10 +130,7 @@ def meets_need(instruction: str, goal: str, domain: Any, problem: Any) -> bool:
     specs = need_specs(paraphrase_needs(instruction), instruction)
     if not specs:
         return False
-    try:
-        found = list(atoms(parse_goal(goal)))
-    except Exception:  # noqa: BLE001 - a candidate that does not parse meets nothing
-        return False
+    found = _goal_atoms(goal)
     humans = set(scene_view(domain, problem).humans)
     given = [a.args[0] for a in found if a.predicate == "inhand" and len(a.args) == 2 and a.args[1] in humans]
     if not given:
