@@ -39,7 +39,7 @@ CORPUS = {
     "skills_message_placeholder.yaml": (28, "names {target}, which is not a parameter"),
     "scene_unknown_section.yaml": (11, "unknown section 'fact' (did you mean facts?)"),
     "scene_agent_unknown_key.yaml": (5, "unknown key in agents[0]: 'capabilites' (did you mean capabilities?)"),
-    "scene_agent_bad_kind.yaml": (5, "agents[0].kind 'robto' is not one of robot, human (did you mean robot?)"),
+    "scene_agent_bad_kind.yaml": (5, "agents[0].kind 'robto' is not one of robot, human, child (did you mean robot?)"),
     "scene_duplicate_object.yaml": (3, "object 'apple0' listed twice"),
     "scene_duplicate_section.yaml": (14, "duplicate key 'facts' (first given on line 11)"),
     "scene_unknown_predicate.yaml": (13, "predicate 'closd', unknown to skill set 'household' (did you mean closed?)"),

@@ -167,7 +167,7 @@ def resolve_model(value: Optional[str], environ: Mapping[str, str] | None = None
     p = Path(text).expanduser()
     if text.lower().endswith(".gguf") or os.sep in text or p.is_file():
         if not p.is_file():
-            raise LLMModelNotFoundError(f"model file not found: {p}")
+            raise LLMModelNotFoundError(f"{p}: model file not found")
         spec = spec_for_file(p)
         return ResolvedModel(p, spec.name if spec else p.stem, spec)
     spec = get_model(text)
