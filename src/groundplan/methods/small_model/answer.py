@@ -166,4 +166,22 @@ def containment_said(instruction: str, goal: str, classes: Mapping[str, str],
     return _ON_ATOM.sub(inside, goal)
 
 
-__all__ = ["abstention", "confidence", "containment_said", "meets_need", "TEMPERATURE"]
+_INHAND_ATOM = re.compile(r"\(inhand\s+([^\s()]+)\s+([^\s()]+)\)")
+
+
+def recipient_said(instruction: str, goal: str, humans: Sequence[str]) -> str:
+    """``goal`` with what it hands a person handed to the person the instruction names by
+    name ("give kid0 the pruning shears": to kid0, not to human0), when it names exactly one;
+    the safety check then judges the gift for that person (a child among them)."""
+    said = set(_WORDS.findall(instruction.lower())) & set(humans)
+    if len(said) != 1:
+        return goal
+    (who,) = said
+
+    def to_them(m: re.Match) -> str:
+        return f"(inhand {m.group(1)} {who})" if m.group(2) in humans and m.group(2) != who else m.group(0)
+
+    return _INHAND_ATOM.sub(to_them, goal)
+
+
+__all__ = ["abstention", "confidence", "containment_said", "meets_need", "recipient_said", "TEMPERATURE"]

@@ -33,7 +33,14 @@ from groundplan.methods.base import (
     TraceRecorder,
     register_method,
 )
-from groundplan.methods.small_model.answer import abstention, confidence, containment_said, meets_need
+from groundplan.methods.small_model.answer import (
+    abstention,
+    confidence,
+    containment_said,
+    meets_need,
+    recipient_said,
+)
+from groundplan.methods.small_model.candidates import scene_view
 from groundplan.methods.small_model.focus import focus
 from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher, SearchOptions
 from groundplan.pddl.goal import check_goal, parse_goal
@@ -195,8 +202,9 @@ class GoalSearch(Method):
 
 
 def _contained(instruction: str, goals: list, pt: PlanningTask) -> list:
-    """The candidates with "in"/"into" a container read as ``in`` (``answer.containment_said``),
-    each goal once, in rank order."""
+    """The candidates with "in"/"into" a container read as ``in`` (``answer.containment_said``)
+    and a person named by name as the one handed things (``answer.recipient_said``), each goal
+    once, in rank order."""
     domain, problem = pt.domain, pt.problem
     classes = {o: t for o, t in problem.objects.items()}
 
@@ -204,9 +212,10 @@ def _contained(instruction: str, goals: list, pt: PlanningTask) -> list:
         t = problem.type_of(domain, o)
         return t is not None and "contain" in domain.types and domain.types.is_subtype(t, "contain")
 
+    humans = scene_view(domain, problem).humans
     out, seen = [], set()
     for g in goals:
-        text = containment_said(instruction, g.text, classes, is_container)
+        text = recipient_said(instruction, containment_said(instruction, g.text, classes, is_container), humans)
         if text != g.text:
             g = _AdapterGoal(text, g.score, g.source, g.lm_logprob)
         if text not in seen:
