@@ -59,8 +59,10 @@ class EpisodeSafety:
         return self._scene
 
     def _refuse(self, reason: str, what: str, item: str) -> str:
-        self.refused.append(reason)
-        self.rec.event("check", against="safety", success=False, reason=reason, **{what: item})
+        """Record a refusal once (a plan's step is checked again when the plan is executed)."""
+        if reason not in self.refused:
+            self.refused.append(reason)
+            self.rec.event("check", against="safety", success=False, reason=reason, **{what: item})
         return reason
 
     def goal(self, goal: str, pt: Any) -> Optional[str]:

@@ -1,18 +1,10 @@
-"""BrainBody-LLM's Franka tabletop experiment (Sec. 5, Table 4): seven pick-and-place tasks
-with cubes and cylinders of named colours, named target locations with coordinates, and a
-workspace outside of which the arm cannot grasp or place ("X is out of the workspace of the
-robot"). The scenes are written for groundplan (the paper does not publish its MuJoCo
-scenes); each has a checker of the arrangement the instruction asks for, and a gold plan:
-the plan a planner would first write (for tasks 3-7 it runs into an unreachable object or
-location) and, for each error, the plan a good Brain writes from the error step on - the
-oracle Brain the loop is proven with.
+"""BrainBody-LLM's Franka tabletop environment (Sec. 5, Table 4): executes the seven
+pick-and-place tasks and checks them, refusing a grasp or place outside the workspace ("X is
+out of the workspace of the robot").
 
-Coordinates are grid units: x < 0 is the left side, x > 0 the right side; the workspace is
-|x| <= 3 and 0 <= y <= 3.
-
-The tasks themselves (scenes, checkers, gold plans, ``franka_tasks``) live in
-``groundplan.core.datasets.tabletop`` (the brainbody-tabletop dataset lists them) and are
-re-exported here; this module is the environment that executes them.
+The tasks themselves (scenes, coordinates, workspace, checkers, gold plans, ``franka_tasks``)
+live in ``groundplan.core.datasets.tabletop`` (the brainbody-tabletop dataset lists them) and
+are re-exported here.
 """
 
 from __future__ import annotations

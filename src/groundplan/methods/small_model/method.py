@@ -84,7 +84,10 @@ _ADAPTER_MODES = ("off", "first", "confident", "rerank")
 
 
 @dataclass(frozen=True)
-class _AdapterGoal:
+class _TextGoal:
+    """A candidate given by its text: the adapter's goal, or a candidate rewritten
+    (``answer.containment_said``, ``answer.recipient_said``) with its rank's score."""
+
     text: str
     score: float = 0.0
     source: str = "adapter"
@@ -191,8 +194,12 @@ class GoalSearch(Method):
                 rec.event("feedback", kind="semantic", message=exc.feedback or str(exc))
                 out = None
                 continue
-            out = self.plan_goal(goal_text, pt, ctx, rec, planner=planner)
-            unsafe_seen = unsafe_seen or (out.status == "invalid" and "unsafe:" in (out.error or ""))
+            why = self._check_goal(goal_text, pt)  # the template's goal check: safety
+            if why is not None:
+                unsafe_seen, last_error, out = True, why, None
+                rec.event("feedback", kind="goal check", message=why)
+                continue
+            out = self.plan_goal(goal_text, pt, ctx, rec, planner=planner, check=False)
             if out.status == "solved":
                 return Attempt.to_execute(out.plan, goal=goal_text, metrics={"tool_calls": 1, "confidence": sure})
             last_error = out.error or out.status
@@ -217,7 +224,7 @@ def _contained(instruction: str, goals: list, pt: PlanningTask) -> list:
     for g in goals:
         text = recipient_said(instruction, containment_said(instruction, g.text, classes, is_container), humans)
         if text != g.text:
-            g = _AdapterGoal(text, g.score, g.source, g.lm_logprob)
+            g = _TextGoal(text, g.score, g.source, g.lm_logprob)
         if text not in seen:
             seen.add(text)
             out.append(g)
@@ -239,7 +246,7 @@ def _with_adapter(config: GoalSearchConfig, goals: list, problem: Any, instructi
                   seconds=round(time.perf_counter() - t0, 4))
         if not used:
             return list(goals)
-        return [_AdapterGoal(text, lm_logprob=mean_lp)] + [g for g in goals if g.text != text]
+        return [_TextGoal(text, lm_logprob=mean_lp)] + [g for g in goals if g.text != text]
     head, tail = list(goals[: config.adapter_k]), list(goals[config.adapter_k:])
     if len(head) < 2:
         return head + tail
