@@ -16,6 +16,8 @@ from groundplan.knowledge.oam import default_oam
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29.yaml"
+#: list b, written after list a had been seen (its errors were looked at): the held-out measure
+LABELS_B = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29b.yaml"
 
 
 def _script():
@@ -41,6 +43,49 @@ def test_the_list_is_large_dated_and_disjoint_from_the_default_map():
     assert {"ethanol", "bleach", "drain_cleaner", "lighter_fluid", "box_cutter", "razor_blade", "button_battery",
             "coin", "marble", "clothes_iron", "electric_kettle"} <= hazards
     assert not any(i.affordances & {"drink", "drinkable", "consumable"} for i in items if i.hazard)
+
+
+def _key(cls: str) -> str:
+    return "_".join(words(cls))
+
+
+def test_list_b_is_large_dated_and_disjoint_from_the_map_list_a_and_goalsearch_files():
+    """List b (held out) shares no class with the default map nor with list a, and no class name
+    of it (with spaces, underscores or hyphens, singular or plural) occurs in any goalsearch example
+    pool, prompt or generated training file (the files tests/test_heldout_disjoint.py scans)."""
+    from test_heldout_disjoint import _training_texts
+
+    mod = _script()
+    items, exhaustive, date = mod.load_labels(LABELS_B)
+    assert len(items) >= 80 and len({i.cls for i in items}) == len(items)
+    assert date == re.search(r"labels_(\d{4}-\d\d-\d\d)", LABELS_B.name).group(1)
+    assert {i.area for i in items} >= {"household", "workshop", "bathroom", "nursery", "office", "garden"}
+    known = {_key(c) for c in default_oam().classes}
+    assert not [i.cls for i in items if _key(i.cls) in known], "classes of the default map in list b"
+    first = {_key(i.cls) for i in mod.load_labels(LABELS)[0]}
+    assert not [i.cls for i in items if _key(i.cls) in first], "classes of list a in list b"
+    catalogue = set(affordance_names())
+    assert all(a in catalogue for i in items for a in i.affordances)
+    assert {"drink", "drinkable", "consumable", "contain", "support", "carry"} <= exhaustive
+    for aff in ("drink", "drinkable", "consumable", "contain", "support", "carry"):
+        assert sum(aff in i.affordances for i in items) >= 5, aff  # each measured affordance has positives
+    assert sum(i.hazard for i in items) >= 20
+    assert not any(i.affordances & {"drink", "drinkable", "consumable"} for i in items if i.hazard)
+    training = _training_texts()
+    assert any("goalsearch_pool" in rel for rel, _ in training), "the goalsearch pool was not scanned"
+    assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    patterns = {i.cls: re.compile("|".join(r"(?<![a-z0-9])" + re.escape(f) + r"s?(?![a-z0-9])"
+                                           for f in {i.cls, i.cls.replace("_", " "), i.cls.replace("_", "-")}))
+                for i in items}
+    found = sorted({f"{rel}: {cls}" for rel, text in training for cls, pat in patterns.items()
+                    if pat.search(text.lower())})
+    assert not found, "list b classes named in goalsearch pools / prompts / training data:\n" + "\n".join(found)
+
+
+def test_the_class_name_check_can_fail():
+    """The pattern of the check above finds a class named in another spelling."""
+    pat = re.compile(r"(?<![a-z0-9])" + re.escape("gravy boat") + r"s?(?![a-z0-9])")
+    assert pat.search("pour it into the gravy boats.") and not pat.search("gravy boatman")
 
 
 def test_scoring_counts_wrong_and_missed_affordances():
