@@ -32,6 +32,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
 from groundplan.errors import ConfigError, did_you_mean
+from groundplan.knowledge.lexicon import (  # noqa: F401  (the dictionary's word: knowledge/lexicon.py)
+    BEVERAGE as _BEVERAGE, CONTAINER_WORDS as _CONTAINER_WORDS, CUTTING_WORDS as _CUTTING_WORDS,
+    DRINK_VESSELS as _DRINK_VESSELS, FIXED_WORDS as _FIXED_WORDS, FOOD_LEXFILE as _FOOD_LEXFILE,
+    NEUTRAL_WORDS as _NEUTRAL_WORDS, PORTABLE_WORDS as _PORTABLE_WORDS, POURING_WORDS as _POURING_WORDS,
+    Kind as _Kind, an as _an, drink_vessel, holds_undrinkable, ingestion_checked, is_container as _is_container, kind_of as _kind,
+    portable, supports)
 from groundplan.knowledge.oam import OAM
 from groundplan.schemas import yaml_lines as yaml_fast
 
@@ -197,36 +203,6 @@ def close_under(affs: Iterable[str], rules: Sequence[tuple[str, str]]) -> frozen
     return frozenset(out)
 
 
-#: WordNet's noun.food lexicographer file; words a drink's hypernyms include
-_FOOD_LEXFILE = 13
-_BEVERAGE = frozenset({"beverage", "drinkable", "potable"})
-
-
-def ingestion_checked(cls: str, affs: Iterable[str]) -> tuple[set[str], tuple[str, ...]]:
-    """Neighbours' votes never make a thing edible or drinkable that the dictionary says is
-    not: ``consumable`` is kept only when some WordNet sense of the class (or of a word of its
-    name) is a food, and
-    ``drinkable`` only when a sense is a beverage (varnish sits next to water and juice by
-    embedding, but is a coating). Classes WordNet lacks keep the vote. Returns the
-    affordances and the ones withheld."""
-    out = set(affs)
-    risky = out & {"consumable", "drinkable"}
-    if not risky:
-        return out, ()
-    from groundplan.knowledge.wordnet import WordNet
-
-    wn = WordNet.load()
-    kinds = wn.kinds(cls) if wn is not None else None
-    if kinds is None:
-        return out, ()
-    files, hyper = kinds
-    withheld = []
-    if "consumable" in risky and _FOOD_LEXFILE not in files and not any(
-            _FOOD_LEXFILE in (wn.kinds(w) or ((), ()))[0] for w in words(cls)):  # a "cheese_wheel" is cheese
-        withheld.append("consumable")
-    if "drinkable" in risky and not (hyper & _BEVERAGE):
-        withheld.append("drinkable")
-    return out - set(withheld), tuple(withheld)
 
 
 #: the confidence of an affordance by where it came from (an embedding vote: its share of the votes)
@@ -236,89 +212,6 @@ CONFIDENCE: Mapping[str, float] = {"evidence": 1.0, "head": 0.9, "role": 0.85, "
 LOW_CONFIDENCE = 0.5
 CONSUMPTION = frozenset({"drink", "drinkable", "consumable"})
 CONTAINERS = frozenset({"contain", "liquid-contain", "enclosed-contain"})
-#: WordNet words whose hyponyms are designed to drink from (a cup, a wineglass, a vacuum flask,
-#: a feeding bottle); a bottle or jug in general is not
-_DRINK_VESSELS = frozenset({"cup", "drinking_glass", "drinking_vessel", "flask", "mug", "tumbler", "goblet",
-                            "feeding_bottle", "water_bottle", "canteen"})
-#: WordNet words that make a thing a container (a car is a wheeled vehicle, "a container for
-#: transporting things or people"), and kinds that neither make nor unmake one (a dresser or a
-#: desk may have drawers)
-_CONTAINER_WORDS = frozenset({"container", "receptacle", "vessel", "bag", "box", "case", "chest", "cabinet",
-                              "drawer", "compartment", "basket", "storage_space"})
-_NEUTRAL_WORDS = frozenset({"furniture", "structure", "fixture", "area", "room", "facility", "enclosure",
-                            "vehicle", "equipment", "system"})
-#: WordNet words of things a person picks up and carries (hand tools, utensils, toys, clothing,
-#: food, dressings, writing implements)
-#: WordNet words of things that cut (else an inferred ``cut`` is dropped: a drill, a screwdriver)
-_CUTTING_WORDS = frozenset({"cutting_implement", "edge_tool", "cutter", "saw", "blade", "razor", "knife", "scissors",
-                            "shears"})
-#: WordNet words of vessels one pours from (else an inferred ``pour`` is dropped: a lamp, goggles)
-_POURING_WORDS = frozenset({"vessel", "bottle", "jar", "jug", "pitcher", "pot", "can", "cup", "drinking_glass",
-                            "container", "ladle", "dipper"})
-#: WordNet words of things no one picks up and carries (else an inferred ``carry`` is dropped)
-_FIXED_WORDS = frozenset({"vehicle", "furniture", "home_appliance", "appliance"})
-_PORTABLE_WORDS = frozenset({"hand_tool", "kitchen_utensil", "cutlery", "tableware", "crockery", "writing_implement",
-                             "plaything", "garment", "clothing", "footwear", "headdress", "dressing", "toiletry",
-                             "solid_food", "edible_fruit", "baked_goods", "publication"})
-
-
-@dataclass(frozen=True)
-class _Kind:
-    """A class's first physical WordNet sense: the lemma read, its synonyms and hypernym words
-    (nearest first), and its gloss."""
-    lemma: str
-    words: tuple[str, ...]
-    gloss: str
-    #: words of every sense of the lemma and their hypernyms (a mortar is first cement, but also a bowl)
-    every_sense: frozenset[str] = frozenset()
-
-    def has(self, table: frozenset[str]) -> bool:
-        return any(w in table for w in (self.lemma, *self.words))
-
-    def first(self) -> str:
-        return next((w for w in self.words if w != self.lemma), self.lemma)
-
-
-@lru_cache(maxsize=4096)
-def _kind(cls: str) -> Optional[_Kind]:
-    from groundplan.knowledge.wordnet import WordNet
-
-    try:
-        wn = WordNet.load()
-    except ConfigError:
-        return None
-    if wn is None:
-        return None
-    name = "_".join(words(cls))
-    hit = wn._physical(name)
-    if hit is None:  # no physical sense (a coin is money to WordNet): every sense of the word
-        lemma = next((lm for lm in wn.lemmas(name) if wn.index.get(lm)), None)
-        kinds = wn.kinds(name)
-        if lemma is None or kinds is None:
-            return None
-        first = wn._synset(wn.index[lemma][0])  # its first sense's words and hypernyms lead
-        lead = [*first.words, *(w for off in first.hypernyms for w in wn._synset(off).words)]
-        ordered = list(dict.fromkeys(w for w in (*lead, *sorted(kinds[1])) if w != lemma))
-        return _Kind(lemma, tuple(ordered), first.gloss, frozenset(kinds[1]))
-    every = wn.kinds(hit[0])
-    return _Kind(hit[0], tuple(wn.broader(name, depth=8)), hit[2].gloss, frozenset(every[1]) if every else frozenset())
-
-
-def _is_container(kind: Optional[_Kind]) -> Optional[bool]:
-    """True / False when WordNet says the class is / is not a container; None when it cannot tell."""
-    if kind is None:
-        return None
-    if kind.has(_CONTAINER_WORDS):
-        return True
-    if kind.has(_NEUTRAL_WORDS) or re.search(r"\b(drawers?|compartments?|storage)\b", kind.gloss):
-        return None
-    if kind.every_sense & _CONTAINER_WORDS:  # another sense is one (a mortar is also a bowl): no verdict
-        return None
-    return False
-
-
-def _an(word: str) -> str:
-    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word.replace('_', ' ')}"
 
 
 def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, kind: Optional[_Kind]) -> Optional[str]:
@@ -358,15 +251,31 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
     conf: dict[str, float] = dict(affs) if isinstance(affs, Mapping) else dict.fromkeys(affs, default)
     withheld: list[tuple[str, str]] = []
     decided = source.startswith("head:")  # a known head class decides for itself ("ginger_beer" -> beer)
-    kind = None if decided else _kind(cls)
+    kind = _kind(cls)
+    if decided and ((kind is not None and kind.whole) or "drink" in conf):  # unless the dictionary has the
+        whole = kind is not None and kind.whole  # whole name and says it is no food, drink nor drinking vessel
+        for a in sorted(CONSUMPTION & set(conf) - set(evidence.get(cls, ()))):  # (an egg cup), or the name's
+            if (a == "drink" and ((whole and not drink_vessel(kind)) or holds_undrinkable(cls, frozenset(
+                    c for c in known.classes if 'drinkable' in known.affordances(c))))) or (  # modifier
+                    a != "drink" and whole and a in ingestion_checked(cls, {a})[1]):  # is no drink (an oil bottle)
+                what = _an(kind.first() if whole else '_'.join(words(cls)))
+                withheld.append((a, f"WordNet: {what}, not {'made to drink from' if a == 'drink' else 'food or drink'}"))
+                conf.pop(a)
+    if decided:
+        kind = None
     if not decided and not source.startswith("role:") and kind is not None:
         above = next((w for w in kind.words if w in known), None)  # WordNet: a workbench is a table
+        genus = kind.genus()  # or its definition: a kitchen island is "an unattached counter"
+        if above is None and genus in known and kind.whole:
+            above = genus
         if above is not None:
             for a in known.affordances(above):
                 conf.setdefault(a, CONFIDENCE["wordnet"])
         if _is_container(kind) and "contain" not in conf:  # WordNet: an envelope is a container
             conf["contain"] = CONFIDENCE["wordnet"]
-        if kind.has(_PORTABLE_WORDS) and "carry" not in conf:  # a hand tool, a toy, a garment is carried
+        if supports(kind) and "support" not in conf:  # a sofa is a seat, a sawhorse a supporting structure
+            conf["support"] = CONFIDENCE["wordnet"]
+        if portable(kind) and "carry" not in conf:  # a hand tool, a toy, a garment, a small device is carried
             conf.update({"carry": CONFIDENCE["wordnet"], "grasp": conf.get("grasp", CONFIDENCE["wordnet"])})
     ev = set(evidence.get(cls, frozenset()))
     why_not = _not_a_container(cls, source, frozenset(conf), known, kind) if ev & CONTAINERS else None
@@ -394,9 +303,9 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
             for a in ("consumable", "drinkable"):  # (a drink is drinkable, not eaten: the map's convention)
                 if a in conf and not (a == "consumable" and "beverage" in kind.every_sense):
                     conf[a] = max(conf[a], CONFIDENCE["wordnet"])
-            if "drink" in conf and kind.has(_DRINK_VESSELS):
+            if "drink" in conf and drink_vessel(kind):
                 conf["drink"] = max(conf["drink"], CONFIDENCE["wordnet"])
-        if "drink" in conf and "drink" not in ev and kind is not None and not kind.has(_DRINK_VESSELS):
+        if "drink" in conf and "drink" not in ev and kind is not None and not drink_vessel(kind):
             withheld.append(("drink", f"WordNet: {_an(kind.first())}, not made to drink from"))
             conf.pop("drink")
         if kind is not None:
@@ -410,8 +319,9 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
                     withheld.append((a, f"WordNet: {_an(kind.first())}, {what}"))
                     conf.pop(a)
             for a in ("carry", "grasp"):
-                if a in conf and a not in ev and kind.has(_FIXED_WORDS) and kind.lemma == "_".join(words(cls)):
-                    # (the whole name only: a toy car is no vehicle, a hair dryer no clothes dryer)
+                if a in conf and a not in ev and kind.whole and portable(kind) is False:
+                    # (the whole name only: a toy car is no vehicle; a vehicle, furniture, white goods
+                    # or a thing its definition calls large)
                     withheld.append((a, f"WordNet: {_an(kind.first())}, not carried"))
                     conf.pop(a)
         if kind is not None and _is_container(kind) is True:
