@@ -100,8 +100,10 @@ def test_scoring_counts_wrong_and_missed_affordances():
 
 def test_the_inference_keeps_its_measured_precision_and_recall():
     """The precision bar of issue 50 (>= 0.97 for drink, drinkable, consumable) is met and held
-    here; the recall bar (>= 0.90 for contain, support, carry) is not met (0.850, 0.783, 0.821
-    measured on 2026-11-29, benchmarks/results/safety/affordances_after.md): these floors keep it
+    here; the recall bar (>= 0.90 for contain, support, carry) is not met for contain on this list
+    (0.850, 0.783, 0.821 measured on 2026-11-29, benchmarks/results/safety/affordances_after.md;
+    0.850, 0.913, 0.953 after knowledge/lexicon.py, developed on this list, which is therefore no
+    honest measure: list b is, benchmarks/results/safety/affordances_b.md): these floors keep it
     from falling further."""
     from groundplan.knowledge.embedding import EmbedderUnavailable, shared_minilm
     from groundplan.knowledge.wordnet import WordNet
@@ -117,6 +119,6 @@ def test_the_inference_keeps_its_measured_precision_and_recall():
     res = mod.score(items, mod.infer_all([i.cls for i in items], "default"))["affordances"]
     for a in ("drink", "drinkable", "consumable"):
         assert res[a]["precision"] is not None and res[a]["precision"] >= 0.97, (a, res[a]["wrongly_given"])
-    for a, floor in (("contain", 0.85), ("support", 0.78), ("carry", 0.82)):
+    for a, floor in (("contain", 0.85), ("support", 0.91), ("carry", 0.95)):
         assert res[a]["recall"] >= floor, (a, res[a]["missed"])
     assert res["consumable"]["recall"] >= 0.8 and res["drinkable"]["recall"] >= 0.75  # not vetoed away
