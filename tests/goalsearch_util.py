@@ -7,7 +7,7 @@ from groundplan.pddl.formula import Atom
 
 
 def searcher(encoder, **opts) -> GoalSearcher:
-    return GoalSearcher(encoder, options=SearchOptions(**opts))
+    return GoalSearcher(encoder, options=SearchOptions.of(**opts))
 
 
 def top(encoder, scene, instruction, **opts) -> set:

@@ -29,4 +29,4 @@ def test_rendered_only_when_on():
 
 def test_default_is_on():
     # on by default since it was decided on generated tuning set 3 (round3_tuning.md)
-    assert SearchOptions().class_uses is True
+    assert SearchOptions().rule("class_uses") is True

@@ -22,7 +22,7 @@ def utility():
 
 
 def _top(encoder, scene, instruction, **off):
-    res = GoalSearcher(encoder, options=SearchOptions(**off)).search(instruction, scene.domain, scene.problem)
+    res = GoalSearcher(encoder, options=SearchOptions.of(**off)).search(instruction, scene.domain, scene.problem)
     return set(res.goals[0].atoms)
 
 

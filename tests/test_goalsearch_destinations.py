@@ -65,7 +65,7 @@ def test_destinations_switch_off(encoder, workshop, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("destination bonus computed with destinations=False")
 
-    off = GoalSearcher(encoder, options=SearchOptions(destinations=False))
+    off = GoalSearcher(encoder, options=SearchOptions.of(destinations=False))
     monkeypatch.setattr(off, "_dest_bonus", boom)
     res = off.search("tidy every tool off the bench into the cabinet, then close the cabinet", workshop.domain,
                      workshop.problem)
@@ -118,7 +118,7 @@ def test_second_best_phrase_breaks_shared_phrase_ties(encoder):
     q = np.array([1.0, 0.0])
     emb = np.array([[0.9, 0.1], [0.2, 0.9], [0.9, 0.1], [0.7, 0.6]])
     owner = np.array([0, 0, 1, 1])
-    tied = GoalSearcher(encoder, options=SearchOptions(w_second=0.0))._atom_scores(q, emb, owner, 2)
+    tied = GoalSearcher(encoder, options=SearchOptions.of(w_second=0.0))._atom_scores(q, emb, owner, 2)
     assert tied[0] == tied[1]
     s = searcher._atom_scores(q, emb, owner, 2)
     assert s[1] > s[0]

@@ -91,7 +91,7 @@ def test_needs_and_multistep_references(encoder, kitchen, instruction, expected)
 @needs_minilm
 def test_multistep_references_switch_off(encoder, kitchen):
     # (closing_steps also reads "shut the door again" right: off as well)
-    off = GoalSearcher(encoder, options=SearchOptions(multistep_refs=False, need_mode=False, synonyms=False,
+    off = GoalSearcher(encoder, options=SearchOptions.of(multistep_refs=False, need_mode=False, synonyms=False,
                                                       closing_steps=False))
     res = off.search("open the fridge, put the apple inside and shut the door again", kitchen.domain, kitchen.problem)
     assert "(closed fridge0)" not in {a.pddl() for a in res.goals[0].atoms}
@@ -138,8 +138,8 @@ def test_idiomatic_all_is_no_quantifier():
 @needs_minilm
 def test_class_use_phrases_are_weighted(encoder, kitchen):
     """A class-use phrase counts ``w_class_uses`` of a name phrase."""
-    full = GoalSearcher(encoder, options=SearchOptions(w_class_uses=1.0))
-    part = GoalSearcher(encoder, options=SearchOptions(w_class_uses=0.5))
+    full = GoalSearcher(encoder, options=SearchOptions.of(w_class_uses=1.0))
+    part = GoalSearcher(encoder, options=SearchOptions.of(w_class_uses=0.5))
     _, c1, e1, _, _ = full.scene(kitchen.domain, kitchen.problem)
     _, c2, e2, _, _ = part.scene(kitchen.domain, kitchen.problem)
     i = next(k for k, c in enumerate(c1) if c.n_uses and c.atom.pddl() == "(inhand coke0 human0)")

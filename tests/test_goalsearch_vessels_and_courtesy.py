@@ -115,7 +115,7 @@ def test_a_liquid_is_not_cleaned(encoder, flat):
     from groundplan.methods import get_method
     from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
     for on in (True, False):
-        s = GoalSearcher(encoder, options=SearchOptions(liquid_states=on))
+        s = GoalSearcher(encoder, options=SearchOptions.of(liquid_states=on))
         cands = s.scene(flat.domain, flat.problem)[1]
         assert any(c.atom == A("clean", "milk0") for c in cands) is not on
     assert get_method("goalsearch")  # the registry still builds the default

@@ -155,10 +155,10 @@ def test_quantifiers(searcher, kitchen):
 @needs_minilm
 def test_ablation_switches(encoder, kitchen):
     d, p = kitchen.domain, kitchen.problem
-    flat = GoalSearcher(encoder, options=SearchOptions(decomposition=False))
+    flat = GoalSearcher(encoder, options=SearchOptions.of(decomposition=False))
     res = flat.search("throw away the banana and then bring me the sponge", d, p)
     assert res.structure == "single" and len(res.goals[0].atoms) == 1
-    no_retrieval = GoalSearcher(encoder, options=SearchOptions(retrieval=False))
+    no_retrieval = GoalSearcher(encoder, options=SearchOptions.of(retrieval=False))
     assert no_retrieval.search("give me the coke", d, p).examples == ()
     # the make-demo instruction with the defaults (issue 21): the reason clause adds no atom,
     # "throw away" puts the banana in the trash can
@@ -211,7 +211,7 @@ def test_language_model_reranks_close_calls(encoder, kitchen):
 
     wanted = " (and (inhand banana0 human0))"
     llm = ScriptedLLM([], scorer=lambda req: [0.0 if c == wanted else -50.0 for c in req.continuations])
-    s = GoalSearcher(encoder, options=SearchOptions(lm_scoring=True, lm_margin=10.0, lm_top=6, w_lm=1.0))
+    s = GoalSearcher(encoder, options=SearchOptions.of(lm_scoring=True, lm_margin=10.0, lm_top=6, w_lm=1.0))
     res = s.search("hand me some fruit", kitchen.domain, kitchen.problem, llm=llm)
     assert res.goals[0].text == wanted.strip(), res.goals[:3]
     prompt = llm.requests[0].prompt
@@ -344,6 +344,6 @@ def test_state_verbs_pours_and_kept_objects(searcher, kitchen, instruction, expe
 
 @needs_minilm
 def test_state_verbs_and_kept_objects_switch_off(encoder, kitchen):
-    off = GoalSearcher(encoder, options=SearchOptions(state_verbs=False, keep_in_place=False))
+    off = GoalSearcher(encoder, options=SearchOptions.of(state_verbs=False, keep_in_place=False))
     res = off.search("hand me the cup but leave the sponge on the counter", kitchen.domain, kitchen.problem)
     assert "(on sponge0 counter0)" not in {a.pddl() for a in res.goals[0].atoms}

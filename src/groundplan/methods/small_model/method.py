@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -42,7 +42,8 @@ from groundplan.methods.small_model.answer import (
 )
 from groundplan.methods.small_model.candidates import scene_view
 from groundplan.methods.small_model.focus import focus
-from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher, SearchOptions
+from groundplan.methods.small_model.options import SearchOptions, known_names
+from groundplan.methods.small_model.search import OPTIMAL_SEARCH_S, GoalSearcher
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.semantics import check_semantics
 from groundplan.planners import with_primary_bound
@@ -111,13 +112,13 @@ class GoalSearch(Method):
     @classmethod
     def configure(cls, config: Optional[Mapping[str, Any]]) -> GoalSearchConfig:
         values = dict(config or {})
-        names = {f.name for f in fields(SearchOptions)}
+        names = set(known_names())
         unknown = [k for k in values if k not in names and k not in _OWN_SETTINGS]
         if unknown:
             known = sorted(names | set(_OWN_SETTINGS))
             raise ConfigError(f"{cls.name}: unknown setting '{unknown[0]}'{did_you_mean(unknown[0], known)} "
                               f"(known: {', '.join(known)})")
-        search = config_from(SearchOptions, {k: v for k, v in values.items() if k in names}, owner=cls.name)
+        search = SearchOptions.of(owner=cls.name, **{k: v for k, v in values.items() if k in names})
         cfg = config_from(GoalSearchConfig, {k: v for k, v in values.items() if k not in names}, owner=cls.name,
                           search=search)
         if cfg.adapter not in _ADAPTER_MODES:

@@ -70,6 +70,7 @@ from groundplan.methods.small_model.needs import (
     strip_purpose,
     wanted,
 )
+from groundplan.methods.small_model.options import SearchOptions
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.pddl.formula import Atom, Not
 from groundplan.pddl.goal import check_goal, parse_goal
@@ -85,532 +86,6 @@ _CLAUSE_SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?(?:then\s+)?|;|\band then\b|\b
                            r"|(?<=\w)[.!?]\s+(?=\w)|\b(?:after that|afterwards)\b,?)\s*", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(it|them|this|that one)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """Every technique can be switched off for the ablation (benchmarks/small_model_ablation.py)."""
-
-    embeddings: bool = True  # MiniLM similarity of atom phrases to the instruction
-    retrieval: bool = True  # frame prior from the nearest pool examples (and few-shot context for the LM)
-    decomposition: bool = True  # clauses, number words, "all ..."
-    #: rerank the best goals by LM log-probability; off by default since issue 21's ablation
-    #: (on generated tuning data the SmolLM2 rerank never fixed a goal the structure got wrong,
-    #: and it made one wrong, at several times the time per instruction)
-    lm_scoring: bool = False
-    affordance_pruning: bool = True
-    source_phrases: bool = True  # "... from the table"
-    use_phrases: bool = True  # "something to clean with", from affordances
-    #: the needs an object's class meets ("I am thirsty" for a coke; knowledge/class_uses.yaml,
-    #: unknown classes by head noun or nearest class name) as phrases of handing it over (issue 21,
-    #: round 2). Off in round 2 (tuning set 2: 131/160 against 133/160, whose implicit gold labels
-    #: were narrow); ON since round 3: on generated tuning set 3 with broad labels 179/200 against
-    #: 175/200 without (benchmarks/results/small_model/round3_tuning.md), decided before held-out c ran
-    class_uses: bool = True
-    #: round 4: a class-use phrase's similarity counts ``w_class_uses`` of a name phrase's (a class
-    #: the file lacks has only its name: "I need the thermometer"); and a class the file lacks
-    #: gets no uses of the nearest class name (a wrench is no screw), only of its head noun
-    w_class_uses: float = 0.9
-    uses_nearest: bool = False
-    holds_penalty: float = 0.02  # for atoms already true in the scene
-    #: weight of word overlap between the instruction and the words naming the atom's
-    #: arguments (ordinals and names MiniLM blurs: "second counter" vs "first counter")
-    w_lex: float = 0.1
-    k_examples: int = 8  # retrieved examples for the frame prior
-    k_shots: int = 3  # of which in the LM prompt
-    lm_top: int = 3  # goals the LM reranks
-    #: ask the LM only when the best two goals are closer than this (a cascade: confident
-    #: structure-and-embedding answers skip the model); 0 disables the cascade
-    lm_margin: float = 0.12
-    w_pool: float = 0.3
-    w_lm: float = 0.15
-    #: weight of the whole instruction's score when a clause picks its atom ("... and then
-    #: throw away the banana": the clause decides, the rest of the sentence breaks ties)
-    w_clause_context: float = 0.5
-    temperature: float = 0.1  # softmax temperature over example similarities
-    #: "except X", "not X", "leave X where it is": X is excluded, the negated words unscored (issue 21)
-    negation: bool = True
-    #: groups from mentions: plural nouns, categories ("all the fruit"), "two plastic cups",
-    #: restricted to a named source place (issue 21)
-    mention_groups: bool = True
-    #: bonus for atoms about the objects the instruction names (with ordinals: "the second plate")
-    w_mention: float = 0.1
-    #: "take the screw and the nail to the table": a verbless conjunct shares the verb and the destination
-    verbless_clauses: bool = True
-    #: "I am thirsty, bring me a coke": a clause naming no object adds no atom when others do
-    drop_context_clauses: bool = True
-    max_goals: int = 6  # ranked goals returned (self-correction tries them in order)
-    # ---- round 3 (issue 21), each decided by the ablation on generated tuning set 3
-    #: groups named by function or kind ("cleaning supplies", "things to cut with", "something to
-    #: drink", "the cold stuff"): the members by the affordances of the scene's map
-    #: (prompts/small_model/functions.yaml), or what a fridge holds
-    function_groups: bool = True
-    #: a clause's state verb ("slice", "heat", "fill", "open") asks for that predicate's atom
-    #: ("chopped", "liquid_warm", "liquid_in", "opened") about the objects it names; a place it names
-    #: is kept as the object's destination; state atoms and placements of one object both stay
-    state_verbs: bool = True
-    w_state: float = 0.5
-    #: "leave the X on the Y", "the X stays there", "just no X": kept objects stay where they are
-    #: (a positive literal in every goal), the place they are left on is no destination
-    keep_in_place: bool = True
-    #: "every mug", "each glass": every object of the class (a group, like "all the mugs"); "one of
-    #: the drinks": one of them (no group)
-    singular_all: bool = True
-    #: a need that says a function word ("this tag needs snipping", "I want to cook"): handing over
-    #: the function's members (by the scene's affordances) gets ``w_need``
-    need_functions: bool = True
-    w_need: float = 0.15
-    # ---- round 4 (issue 21)
-    #: an instruction none of whose clauses asks for an action states a need ("my throat is
-    #: dry", "someone's at the door"): atoms other than handing the person something or a state
-    #: change written for a need (prompts/small_model/phrases.yaml ``needs``) lose ``w_need_mode``,
-    #: and objects it names only as context ("these walnuts won't crack") are not what it asks for
-    need_mode: bool = True
-    w_need_mode: float = 0.3
-    #: multi-step references: "close the lid (again)" closes what was opened; a state a clause
-    #: asks for counts even when it holds now ("get the juice out of the fridge and close the
-    #: fridge"); "from it" is a source; "pour milk over them" goes where they are; "fill it" fills it
-    multistep_refs: bool = True
-    #: other names of a class in mentions ("the fridge" for a refrigerator, "crisps" for chips;
-    #: prompts/small_model/synonyms.yaml)
-    synonyms: bool = True
-    # ---- round 5 (issue 21)
-    #: a place named after a destination preposition ("into the toolbox", "onto the bar", "over
-    #: to the bench"): placing atoms there get ``w_dest``, of the preposition's predicate when it
-    #: says one ("into": in, "onto": on); not a source ("from", "off", "out of") nor a descriptor
-    destinations: bool = True
-    w_dest: float = 0.15
-    #: cups, mugs and glasses one drinks from hold things too, and so do pots, jars, bags, ... (by
-    #: the class name's last word; candidates.OPEN_CONTAINERS)
-    open_containers: bool = True
-    #: weight of an atom's second-best phrase similarity (ties of shared phrases; round 5); 0 disables
-    w_second: float = 0.02
-    # ---- round 6 (issue 21)
-    #: "the fruit, apart from the tomato", "the cutlery but not the knives": a definite category
-    #: word with an exception is a group; "all the fabric": every object of a singular noun
-    mass_groups: bool = True
-    #: "take the bucket and the hose out and put them (both) on the shelf": a plural pronoun is
-    #: every object the earlier clauses took, each gets the clause's atom; a group's sentence
-    #: with a pronoun still closes the lid a later clause asks to close
-    plural_refs: bool = True
-    #: "give the remote a wipe with it": a pronoun after "with" is the tool, not the object; dipping
-    #: or wiping something in / on a place is no placement of it
-    instruments: bool = True
-    #: colloquial needs ("I'm gasping", "feeling peckish", "could murder a cuppa"): the plain need
-    #: a phrase of prompts/small_model/need_paraphrases.yaml signals is scored too, and each atom
-    #: keeps the better of its two scores (for need statements and requests that name nothing)
-    need_paraphrases: bool = True
-    #: what an atom's closeness to the plain need loses against its closeness to the words said
-    #: (0.1: of 0, 0.05 and 0.1 on 15 paraphrase-sensitive instructions of the seen sets a-e)
-    paraphrase_margin: float = 0.1
-    # ---- round 7 (issue 21)
-    #: "the coffee table", "the salad bowl", "the fruit bowl": a class noun right before another
-    #: class noun modifies it and names nothing itself (mentions.Lexicon)
-    compound_nouns: bool = True
-    #: a clause of only conjunctions and courtesy ("but", "thanks", "please") asks for nothing
-    empty_clauses: bool = True
-    # ---- round 8 (issue 21)
-    #: more cue words: "I don't need the veil" excludes it; "get a coke out and hand it over",
-    #: "fetch the salad" hand to the person; "everything out of the fridge" is the fridge's contents;
-    #: "all across the table", "all down my shirt" say no "all"
-    cue_words: bool = True
-    #: in a clause of several, the thing its verb names is what the clause is about ("stick the box
-    #: in the basket" after "fish the tape out of the box": the box), and a thing named after "out
-    #: of" / "from" / "off" is where it comes from ("take a pick out of the tin": the pick); so "hand
-    #: it to me" next hands the pick
-    clause_objects: bool = True
-    w_clause_object: float = 0.3
-    #: a one-word compound class is named by its last word too ("set it on the bench": the
-    #: workbench) when the scene has no class of that word (words: the encoder's vocabulary)
-    compound_heads: bool = True
-    #: a need met by handing over a vessel whose uses say water ("the herbs are wilting": the
-    #: watering can, "to water the plants") hands it filled with the scene's water; a need
-    #: statement saying a vessel it names is empty or dry asks for that vessel filled
-    fill_for_need: bool = True
-    #: a class is of a category when its head noun is ("all the tools": the wire cutter too;
-    #: "beekeeping_gloves" are gloves, so clothing)
-    category_heads: bool = True
-    #: "put the milk back in the fridge": a liquid named without a verb that moves the liquid
-    #: itself ("pour", "fill", "heat") names the container it is in too
-    liquid_vessels: bool = True
-    #: what handing over an object a need statement names only as context loses besides its
-    #: mention bonus (round 8; 0 before)
-    w_context: float = 0.3
-    # ---- round 9 (issue 21)
-    #: a need statement's object named with a count ("only one knife please", "i only need the
-    #: one set of tongs", "one rod'll do me") is what it asks for, not context
-    counted_asked: bool = True
-    # ---- round 10 (issue 21)
-    #: a class the class-use lexicon lacks (and whose head noun it lacks) gets its dictionary
-    #: sense from WordNet as a phrase of handing it over (knowledge/wordnet.py: "waders":
-    #: "waterproof hip boots ... worn by anglers"); ``senses_all``: every class gets it;
-    #: ``sense_over_nearest``: a class with a sense does not borrow the uses of the nearest
-    #: known class name (``uses_nearest``; foam_roller is no rollerblade). On from round 10: on
-    #: the seen sets a-k, SayCan and plan-tool it changed 40 first goals, 3 to right, none to wrong
-    #: (heldout.md, Round 10); without the database (``make install`` adds it) it does nothing
-    wordnet_senses: bool = True
-    senses_all: bool = False
-    sense_over_nearest: bool = True
-    sense_template: str = "{}"
-    # ---- round 11 (issue 21)
-    #: a class the class-use lexicon lacks borrows the uses of the nearest word of its WordNet
-    #: sense or that sense's hypernyms (up to ``hypernym_depth`` levels) that the lexicon has, when
-    #: that word's own first sense is that synset (``WordNet.nearest_known``: waders -> boot,
-    #: painkillers -> medicine); it then borrows nothing from the nearest class name. On from
-    #: round 11: on the seen sets a-l, SayCan and plan-tool, 7 instructions right, 1 wrong (a laptop
-    #: borrowed a computer's uses); depth 1 gets one fewer (heldout.md, Round 11)
-    wordnet_hypernyms: bool = True
-    hypernym_depth: int = 3
-    #: "pour the water from the bottle", "the milk in the fridge": of several named portions of a
-    #: liquid, the ones whose vessel (or the vessel's place) the instruction names are meant; the
-    #: others go down as an ordinal's other objects do. Off: it changed no verdict on the seen sets
-    liquid_sources: bool = False
-    # ---- round 12 (issue 21)
-    #: throwing away is done only when asked: putting something into a disposal container (trash
-    #: can, bin, compost, ...; needs.is_disposal_class) loses ``w_disposal`` unless the instruction
-    #: says a disposal word ("throw", "bin it", "it's gone off"; speech.yaml) or names the container
-    disposal_cue: bool = True
-    w_disposal: float = 0.3
-    #: a need statement that something spilled ("I've knocked my tea over"): what spilled and
-    #: what held it are context (they lose ``w_spill``), and handing over something to wipe it up
-    #: with (functions.yaml ``clean``) gains ``w_spill``
-    spills: bool = True
-    w_spill: float = 0.3
-    #: "load the pot into it", "put the spoons in there": the preposition before a pronoun says
-    #: in or on (``w_mention`` either way)
-    pronoun_preps: bool = True
-    #: "the cup that's on the table", "the mugs standing in the sink": more ways of saying which
-    #: one by where it is (mentions._DESCRIBING_MORE)
-    more_descriptors: bool = True
-    #: "bring the fruit bowl but leave the orange on the shelf": a kept object goes where the
-    #: instruction says to leave it when that is not where it is now
-    kept_places: bool = True
-    #: the modal verb "can" ("can you put ...", "I can't reach") names no trash can or watering can
-    modal_can: bool = True
-    # ---- round 13 (issue 21)
-    #: a spill statement is a need even when it says where the spill went ("there's juice soaking
-    #: into the rug": no placement), and what spilled builds no group to hand over ("someone
-    #: knocked a drink over": not every drink)
-    spill_needs: bool = True
-    #: "boil the kettle", "heat up my mug": a state verb of a liquid about a vessel the
-    #: instruction names is about the liquid the vessel holds
-    vessel_contents: bool = True
-    #: "anything bar the coke", "barring the blue one": "bar" after all / anything / everything
-    #: excludes what follows, as "but" does
-    bar_cue: bool = True
-    #: a need statement that food or drink was left standing out ("that milk has been sitting
-    #: out for hours"): putting what it names into the fridge gains ``w_left_out``
-    left_out: bool = True
-    w_left_out: float = 0.4
-    #: "take the tubes out of the rack, put them in the sink, then put the rack on the shelf": a
-    #: group taken up by a pronoun keeps the other clauses that name something else
-    group_other_clauses: bool = True
-    #: "close the lunchbox", "heat it in the saucepan": a one-word compound said names the scene's
-    #: class of its last part when that class holds things (mentions.Lexicon ``said_compounds``)
-    said_compounds: bool = True
-    #: "the open lunchbox", "the drawer that's shut": of several, the ones in that state now
-    state_descriptors: bool = True
-    #: set phrases read in plain words first ("put the kettle on": boil the kettle; "get the
-    #: door": open it; speech.yaml ``idioms``)
-    idioms: bool = True
-    #: a colloquial need met by a state of a kind of thing (need_paraphrases.yaml ``states``: "it's
-    #: so stuffy in here": an opened window) gains ``w_need_state``
-    need_states: bool = True
-    w_need_state: float = 0.3
-    #: "hand me something to bang the pegs in with": what a tool is asked for is not what is
-    #: handed over (no group of it; its hand-overs lose twice ``w_mention`` and ``w_context``)
-    tool_purpose: bool = True
-    #: "it's so stuffy in here, open the window": a statement beside a single request does not
-    #: make the instruction one of several clauses (the request's state verb counts)
-    statement_clauses: bool = True
-    # round 14 (issue 21)
-    #: a portable object the scene places nowhere (AutoGPT+P's scenes list some objects in no
-    #: location) cannot be fetched: no candidate atom names it, so no group counts it
-    unplaced: bool = True
-    #: "my fingers are all tacky": "all" after a linking verb, before no determiner, quantifies nothing
-    adverb_all: bool = True
-    #: a need's cause is not what it asks for: "my fingers are tacky after that fruit", "parched
-    #: after all those salty nuts" (no group of the nuts, and no hand-over of the fruit)
-    cause_context: bool = True
-    #: a colloquial phrasing of two or more content words also counts with other words between, in
-    #: its order ("my mouth's as dry as a desert" for "mouth is dry"; needs.paraphrase_needs)
-    loose_needs: bool = True
-    #: "put all the fruit and veg into the fridge": "and" between two things the scene names is no
-    #: clause break for a group (the group's clause keeps its destination), and a category of one
-    #: member said with a group's joins it (mentions.analyze ``conjoined``)
-    np_conjuncts: bool = True
-    #: "I'm restocking the drawer, so take everything out of it": "out of it" / "off it" is the
-    #: place said before (mentions.analyze ``place_pronoun``)
-    place_pronoun: bool = True
-    #: what is on a place counts by every on / in relation of the scene, where a scene puts one
-    #: thing on two places (AutoGPT+P's environment8 has the bowl on the desk and the table)
-    every_place: bool = True
-    #: "the cutting table": of several tables, the one the cutting mat is on (mentions.Lexicon)
-    place_modifiers: bool = True
-    #: "tidy the forks into the box, but the knives shouldn't go in there": the subject of a
-    #: negated modal is left out (mentions.analyze ``subject_negation``)
-    subject_negation: bool = True
-    #: "bring the bowl of peanuts": what a named container holds, said to say which one, loses
-    #: ``w_mention`` as a target
-    contents_descriptor: bool = True
-    #: an atom that holds in the scene already ("the keyboard is miles away on the desk": not that
-    #: it stays on the desk) loses this much (0: off)
-    w_holds: float = 0.1
-    #: "put it on the cutting mat together with the ruler": the ruler goes there too (the clause
-    #: is said again for it)
-    along_with: bool = True
-    #: "serve it on a plate at the table": a carried destination said with a place of its own goes
-    #: there too (the placing atom gains the plate's)
-    nested_destinations: bool = True
-    # round 15 (issue 21)
-    #: "boil the kettle for me, would you?": a trailing courtesy tag ("would you", "if you don't
-    #: mind", "when you get a chance") is no clause of its own
-    courtesy_tags: bool = True
-    #: "boil the kettle, fill the mug and bring it": a clause that names a vessel is also about
-    #: the liquid in it (its warming is no other thing's atom)
-    vessel_focus: bool = True
-    #: "shut whatever's been left open", "close every cupboard and drawer that's open": the
-    #: closing of each thing open now (of the kinds named between, if any)
-    open_ones: bool = True
-    #: "two of the bowls that have nuts in them", "the bowls, though not the empty one": a
-    #: group's members narrowed by what they hold (mentions.analyze ``contents``)
-    contents_clauses: bool = True
-    #: "hand me two of the bowls", "pass me the tape": a giving verb with "me" as its first
-    #: object makes the person's hand-overs gain this much (0: off)
-    w_hand_me: float = 0.1
-    #: "whatever's on the coffee table, bring it here": "whatever is on / in" a place is
-    #: everything on / in it
-    whatever_all: bool = True
-    #: "take the cheese out, cut it up on the board and put it on a plate": a clause whose state
-    #: verb is about its pronoun's object picks that state (its place comes as its companion)
-    pronoun_states: bool = True
-    #: "empty the basket onto the counter and then pass me the basket": a group said only by its
-    #: source place keeps the other clauses
-    source_clause: bool = True
-    #: "I'm sorting the toolbox, so take everything out of it and put it on the shelf": a
-    #: statement beside a group's clauses adds no atom of its own
-    statement_context: bool = True
-    #: no cleaning or wetting atom for a liquid (candidates.CandidateOptions ``liquid_states``)
-    liquid_states: bool = True
-    #: "tip the cereal into the bowl and bring it to me": a pronoun handed over after something was
-    #: put in or on a carried thing is that thing (the bowl, cereal and all)
-    carried_vessel: bool = True
-    #: "pour milk into the bowl, add the cereal": what a clause adds goes into the vessel before
-    add_to: bool = True
-    #: "get the milk, pour some into the bowl ...": a state chosen by a fetching step for a thing
-    #: a later atom names is dropped
-    fetch_steps: bool = True
-    #: "tip everything out of the basket on the shelf": of several baskets, the group's source is
-    #: the one on the place said right after it (mentions.analyze ``nested_places``)
-    nested_places: bool = True
-    #: the round-15 need phrasings (prompts/small_model/need_paraphrases_more.yaml: more ways to say
-    #: the needs of need_paraphrases.yaml, and 64 new needs), written blind to every held-out set
-    more_needs: bool = True
-    #: "pass me the mug along with the capo": a hand-over of both
-    along_with_me: bool = True
-    # round 16 (issue 21)
-    #: "put the nails in the box over on the counter": a place said right after a destination
-    #: that the scene puts that destination on / in only says which one, and is no destination;
-    #: nor is a place said in a relative clause ("the screw that's sitting on the board")
-    dest_locators: bool = True
-    #: "the teapot", "the trashcan", "the tea-pot": a class of two words said as one
-    #: (mentions.Lexicon ``joined_names``)
-    joined_names: bool = True
-    #: "put the hydrometer, thermometer and airlock back on the shelf": bare nouns listed after a
-    #: clause's object are its objects too, and the list's destination is theirs
-    noun_lists: bool = True
-    #: "all the pots and pans": a function's phrase ("pots and pans": things to cook with) that
-    #: says the scene's class nouns names those things (mentions.Lexicon ``class_words``)
-    class_words: bool = True
-    #: "all the pots and pans", with one pot and one pan: plural nouns joined by "and" after "all"
-    #: are a group (mentions.analyze ``plural_pairs``)
-    plural_pairs: bool = True
-    #: "every empty vase", "the bottles that are empty": of several, those holding nothing now
-    #: (mentions.Lexicon ``empty_state``; "every" + a state word is every one of them)
-    empty_state: bool = True
-    #: "tip the fruit out of the bowl into the basket": a definite category taken out of a place
-    #: is every member there (mentions.analyze ``definite_source``)
-    definite_source: bool = True
-    #: "dunk one of the clean cloths": "one of the" with a word before the noun is one member too
-    one_of_adjective: bool = True
-    #: "..., but leave the capper out, I need it next": a clause saying why a kept or left-out
-    #: thing is kept ("I need it", "I'm still using them") asks for nothing
-    keep_reasons: bool = True
-    #: "get the hop packet out of the fridge, open it ...": "open it" after a clause that takes a
-    #: thing out of a place opens the thing (the place is open already)
-    open_taken: bool = True
-    #: "fill the teapot from the kettle": the liquid in the kettle goes into the teapot, not the
-    #: other way round
-    fill_from: bool = True
-    #: "... and put the carton back in the fridge": a placing said with "back" may be where the
-    #: thing is now (an earlier step takes it out)
-    put_back: bool = True
-    # round 17 (issue 21)
-    #: a need is never met by a goal that holds already ("it's freezing with the big door wide
-    #: open": not the door opened; it is open)
-    need_holds: bool = True
-    #: "open the locker, lay the wetsuits out, then shut it again", "... and put the lid back on":
-    #: a later closing step leaves the thing closed (and replaces an earlier opening of it)
-    closing_steps: bool = True
-    #: "put them on the table, all but one": every member of the group but one
-    all_but_one: bool = True
-    #: "wipe down the two cups on the tray": a state verb in a group's clause asks for that state
-    #: of each member
-    group_states: bool = True
-    #: "I need both the pan and the pot up on the stove": a wish about where two named things go
-    wish_pairs: bool = True
-    #: "this bowl is dusty", "the case of this watch is covered in greasy fingerprints": a need
-    #: statement saying a named thing is dirty asks for it clean (not for a cloth)
-    dirty_named: bool = True
-    #: "tip the water into the pot, set the pot on the stove and get it heating": heating the
-    #: vessel a liquid went into heats the liquid
-    heat_contents: bool = True
-    #: "take the milk out and put it on the tray": a liquid carried or set on something is its
-    #: vessel (the carton), not milk poured somewhere
-    liquid_carried: bool = True
-    #: "the book that's on the counter", "the spoon from the counter", "the box beside it": of
-    #: several, the ones there; "on top of the other one": the other one of them
-    which_one: bool = True
-    #: "boil the kettle, and ... fetch the crisps onto the table": a clause with a state verb asks
-    #: for one of the states it names, whatever the rest of the sentence favours
-    state_clauses: bool = True
-    #: "There's a hammer in the box. Fish it out and hand it to me": clauses whose atoms come to
-    #: one (the last about the thing wins) give that atom first, before the whole sentence's best.
-    #: Off since the round-17 measurement: it reads "shut the fridge, somebody left it open" as
-    #: opening it (the statement's "open" wins; held-out e, h and q lose one each, s one)
-    one_atom_clauses: bool = False
-    # round 18 (issue 21)
-    #: "fetch me the cheese, and don't leave the fridge open this time": a thing one must not
-    #: leave open ends closed (and an opening of it goes)
-    negated_leave: bool = True
-    #: "I'm flagging. Have we got any of those energy bars left?": a thing asked about is asked for
-    have_any: bool = True
-    #: "it reeks of varnish in here": what a smell is of is its cause, not what is asked for
-    smell_cause: bool = True
-    #: "bring the two things on the coffee table over": everything on it
-    counted_things: bool = True
-    #: "empty the water bottle into the watering can": a vessel of liquid emptied into another is
-    #: poured into it
-    empty_into: bool = True
-    #: "put the fruit in the basket, but not the apple from my lunch box": only the apple there is
-    #: left out
-    located_exclusions: bool = True
-    #: "put all the food from the dining table into the basket": the apple on a plate there too
-    nested_sources: bool = True
-    #: "clear the clamps off my bench", with no destination: off it and in nobody's hand
-    clear_off: bool = True
-    # round 20 (issue 21)
-    #: "I can't find the telly remote", "my keyboard's gone walkabout", "there's no fork up here":
-    #: in a need statement, a thing the person lacks is what they ask for (not context)
-    missing_asked: bool = True
-    #: "the fumes off the wax": things of the smell's kind (the wax blocks, the wax pot) are its
-    #: cause too, not what is asked for
-    smell_kin: bool = True
-    #: "the water in the kettle's stone cold", "my tea has gone cold": a need statement saying a
-    #: drink or food is cold asks for it warm
-    cold_named: bool = True
-    #: "take everything out of the fridge, bar the milk": a liquid left out leaves out its vessel
-    excluded_vessels: bool = True
-    #: "bring me some cutlery, anything but a knife": the kind's other members count as named
-    kind_rest: bool = True
-    #: "bring the cutlery over to my desk": a destination said with "to" that takes things in and
-    #: on is used as things are placed there now (on the desk; in the fridge)
-    usual_placing: bool = True
-    #: "that plant on the table is wilting", "give the plant a water": a named plant standing in a
-    #: vessel is watered by water in that vessel (no plant in the scene: the watering can, as before)
-    water_plant: bool = True
-    # round 22 (issue 21)
-    #: "my tea's gone cold again": a need met by warming a drink in a cup, mug or glass is met when
-    #: the warm drink is with the person (warmed and handed over, or set down where they are)
-    served_warm: bool = True
-    #: "those bananas are going to go brown in this heat": food or drink said to be about to spoil
-    #: or warm up is left out (``left_out``): into the fridge
-    spoiling: bool = True
-    #: "the water in that bucket has gone grey", "that bucket of old tank water is starting to pong":
-    #: a liquid (or the vessel holding it) said to be dirty or foul is poured away down a sink
-    foul_liquid: bool = True
-    #: "I could murder a cuppa", "I'm parched": a need for a drink (need_paraphrases.yaml's thirst and
-    #: hot-drink needs) met by handing over an empty cup, a kettle or a drink still cold is met with a
-    #: drink served: a drinkable liquid in a cup (warmed for a hot drink) handed over
-    served_drink: bool = True
-    #: "there's grit and sand all over the floor", "the floor by the sink is soaking wet": a mess on
-    #: the floor is met with a floor tool handed over (a broom for what is dry, a mop for what is wet)
-    floor_tools: bool = True
-    #: "this coffee is way too strong for me", "I'd love a splash of milk in my cup": milk poured
-    #: into the cup of tea or coffee (or the cup the words name)
-    milk_added: bool = True
-    #: "put it on the plate and bring it over to me": a thing cannot be picked up with something on
-    #: it (the skill set's ``free``), so a goal that hands over a support it also loads sets the support
-    #: down where the person is instead (a plan for the handing over does not exist; the planner
-    #: spent its whole bound failing to show it)
-    loaded_set_down: bool = True
-    #: "take my glass to the sink and fetch the milk from the fridge": a clause that brings or fetches
-    #: a thing and says no destination hands it over (``w_hand_me``, as for a whole instruction); in
-    #: the last clause a liquid fetched is its vessel (an earlier "get the milk, pour some ..." is a
-    #: step on the way)
-    clause_fetch: bool = True
-    # round 23 (issue 21)
-    #: "clear the coffee table into the basket, all but the remote", "put everything from the fruit
-    #: bowl in the fridge except the orange": each thing there (of the kind said) goes to the
-    #: destination, and what is kept back stays where it is
-    moved_contents: bool = True
-    #: (with ``moved_contents``) "empty the box out onto the table", "put everything from the shelf
-    #: in the box": the whole place's things moved, with nothing kept back
-    moved_unkept: bool = True
-    #: "a cold drink, anything except the fizzy one", "nothing with sugar in it": the things of the
-    #: kind a negated attribute word names (the class names nearest it: soda, coke) are not handed over
-    negated_kinds: bool = True
-    #: "open the kiln, pop the bowl inside and close it up", "open the cleaner, drop the mainspring in
-    #: to soak": a thing put in, with no place said, goes into what was just opened
-    into_opened: bool = True
-    #: "bring me my keys and wallet, but leave the jacket": a thing left at the end of a clause is
-    #: kept where it is, as "but keep the jacket" is
-    leave_end: bool = True
-    #: "I'm starving and my salad's still sitting in the fridge", "a bit of cheese would go down
-    #: well": in a statement of hunger, a food the words name is what is asked for, not context
-    hungry_named: bool = True
-    #: "tidy my desk, but leave the mug where it is", "empty the fridge except for the milk": a place
-    #: tidied or emptied, with things kept back and no destination said, is cleared as "clear the
-    #: desk except the mug" is (``clear_off``)
-    tidy_kept: bool = True
-    #: "give the cups a wipe; don't bother with the glass", "bring me the salad, but don't bother with
-    #: a plate": what is not to be bothered with is left out, as "not the glass" is
-    bother_cue: bool = True
-    #: "bring me the fruit bowl but take the banana out of it first": the bowl handed over without
-    #: the banana in it (nor the banana handed over too)
-    taken_out_first: bool = True
-    #: "heat my coffee up, would you?", "warm up my tea for me": a request to warm the person's own
-    #: drink is met as a drink gone cold is (``served_warm``): warmed in its cup and handed back
-    warm_mine: bool = True
-    #: "there's a sticky ring in the bottom of my glass", "there are crumbs all over my plate": the
-    #: thing the dirt is in or on is asked for clean (as "my glass is sticky" is, ``dirty_named``)
-    dirt_there: bool = True
-    #: "the tomato and the cucumber are still in one piece", "this sandwich is too big to manage in
-    #: one go": the food said to be whole is asked for chopped, all of it
-    still_whole: bool = True
-    #: "my hands are all sticky from this glue": the cloth or sponge handed over is wetted first
-    #: (not for hands that are wet: "my hands are dripping" wants a dry towel)
-    wet_wipe: bool = True
-    # round 24 (issue 21)
-    #: "I need a spare tube", "I'd like a clean towel": a thing named after a word or two that
-    #: describe it is still what a need asks for (``needs.wanted``), not context
-    want_modifiers: bool = True
-    #: "throw the rag away", "chuck it out", "get rid of the wrappers": a placement into a
-    #: disposal container gains ``w_disposal`` (the bin need not be called a trash can)
-    disposal_asked: bool = True
-    #: "the other petri dish, the one in the fridge", "a mug - the one by the sink": an appositive
-    #: "the one in/on/by ..." says which one, as "the mug that's by the sink" does (``which_one``)
-    which_appositive: bool = True
-    #: "bring me two roses and the ribbon", "put all the mugs and the teapot on the tray": a thing
-    #: joined to a group's noun phrase by "and" gets the group's atom too
-    group_conjuncts: bool = True
-    #: "don't put the roses in the fridge, put them in a vase", "the roses shouldn't go in the
-    #: fridge; put them in a vase instead": the things of the negated placing are the ones the
-    #: correction's pronoun moves, and only the placing said is asked for
-    corrections: bool = True
-    #: "take everything off the desk except the laptop and put it on the bed": read as "put
-    #: everything from the desk on the bed except the laptop" (``moved_contents``)
-    taken_then_put: bool = True
 
 
 @dataclass(frozen=True)
@@ -677,76 +152,68 @@ class GoalSearcher:
         # (round 20) with the affordances of the scene's classes: the same scene under another
         # object-affordance map (the oracle map of a held-out set) is another scene
         kinds = tuple(sorted((t, tuple(sorted(domain.types.parents.get(t, ())))) for t in set(problem.objects.values())))
-        key = (tuple(sorted(problem.objects.items())), problem.init, kinds, self.options.affordance_pruning,
-               self.options.source_phrases, self.options.use_phrases, self.options.class_uses,
-               self.options.function_groups, self.options.state_verbs, self.options.synonyms,
-               self.options.w_class_uses, self.options.uses_nearest, self.options.compound_nouns,
-               self.options.compound_heads, self.options.category_heads, self.options.wordnet_senses,
-               self.options.senses_all, self.options.sense_over_nearest, self.options.sense_template,
-               self.options.wordnet_hypernyms, self.options.hypernym_depth, self.options.modal_can,
-               self.options.more_descriptors, self.options.unplaced, self.options.place_modifiers,
-               self.options.liquid_states)
+        key = (tuple(sorted(problem.objects.items())), problem.init, kinds, self.options)
         hit = self._scenes.get(key)
         if hit is None:
             view = scene_view(domain, problem)
             uses = ClassUses.load()
             enc = self.encoder if self.options.embeddings else None
-            wordnet = WordNet.load() if (self.options.wordnet_senses or self.options.wordnet_hypernyms) else None
-            senses = wordnet if self.options.wordnet_senses else None
+            wordnet = WordNet.load() if (self.options.rule("wordnet_senses") or self.options.rule("wordnet_hypernyms")) else None
+            senses = wordnet if self.options.rule("wordnet_senses") else None
 
             def uses_of(c: str) -> tuple[str, ...]:
                 """What class ``c`` is for: the class-use lexicon's (its own or its head noun's),
                 the WordNet sense (with ``wordnet_senses``), the nearest known class's uses."""
                 direct = uses.direct(c)
-                sense = senses.sense(c) if senses is not None and (self.options.senses_all or not direct) else None
+                sense = senses.sense(c) if senses is not None and (self.options.rule("senses_all") or not direct) else None
                 u = (*direct, self.options.sense_template.format(sense)) if sense else direct
                 broader = wordnet.nearest_known(c, uses.table.__contains__, self.options.hypernym_depth) \
-                    if wordnet is not None and self.options.wordnet_hypernyms and not direct else None
+                    if wordnet is not None and self.options.rule("wordnet_hypernyms") and not direct else None
                 if broader:
                     u = (*u, *uses.table[broader])  # waders: the uses of boot
-                if not direct and self.options.uses_nearest and not broader \
-                        and not (sense and self.options.sense_over_nearest):
+                if not direct and self.options.rule("uses_nearest") and not broader \
+                        and not (sense and self.options.rule("sense_over_nearest")):
                     u = (*u, *uses.of(c, enc))  # the nearest known class name's uses
                 return u
 
             cands = enumerate_atoms(domain, problem, view, CandidateOptions(
-                self.options.affordance_pruning, self.options.source_phrases, self.options.use_phrases,
-                self.options.class_uses, self.options.open_containers, self.options.liquid_states), uses_of=uses_of)
+                self.options.rule("affordance_pruning"), self.options.rule("source_phrases"), self.options.rule("use_phrases"),
+                self.options.rule("class_uses"), self.options.rule("open_containers"), self.options.rule("liquid_states")), uses_of=uses_of)
             types = domain.types
 
             def is_a(o: str, t: str) -> bool:
                 ot = problem.type_of(domain, o)
                 return ot is not None and types.is_subtype(ot, t)
 
-            if self.options.unplaced:
+            if self.options.rule("unplaced"):
                 lost = _unplaced(view, problem.objects, is_a)
                 cands = [c for c in cands if not lost.intersection(c.atom.args)]
             phrases = [p for c in cands for p in c.phrases]
             owner = np.array([i for i, c in enumerate(cands) for _ in c.phrases], dtype=np.int64)
             emb = self.encoder.encode(phrases) if (self.encoder is not None and self.options.embeddings) \
                 else np.zeros((len(phrases), 1), dtype=np.float32)
-            if self.options.w_class_uses != 1.0 and len(phrases):
+            if self.options.weights.class_uses != 1.0 and len(phrases):
                 # need-shaped phrases of a class outscore the names of classes that have none
                 row = 0
                 for c in cands:
                     row += len(c.phrases)
                     if c.n_uses:
-                        emb[row - c.n_uses:row] *= self.options.w_class_uses
-            hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.function_groups,
-                                                   states=self.options.state_verbs,
-                                                   synonyms_on=self.options.synonyms,
-                                                   compounds=self.options.compound_nouns,
-                                                   compound_words=vocabulary_words() if self.options.compound_heads
-                                                   else None, category_heads=self.options.category_heads,
-                                                   modals=self.options.modal_can,
-                                                   relative_places=self.options.dest_locators,
-                                                   joined_names=self.options.joined_names,
-                                                   class_words=self.options.class_words,
-                                                   empty_state=self.options.empty_state,
-                                                   more_descriptors=self.options.more_descriptors,
-                                                   said_compounds=self.options.said_compounds,
-                                                   state_descriptors=self.options.state_descriptors,
-                                                   place_modifiers=self.options.place_modifiers))
+                        emb[row - c.n_uses:row] *= self.options.weights.class_uses
+            hit = (view, cands, emb, owner, Lexicon(view, is_a, functions=self.options.rule("function_groups"),
+                                                   states=self.options.rule("state_verbs"),
+                                                   synonyms_on=self.options.rule("synonyms"),
+                                                   compounds=self.options.rule("compound_nouns"),
+                                                   compound_words=vocabulary_words() if self.options.rule("compound_heads")
+                                                   else None, category_heads=self.options.rule("category_heads"),
+                                                   modals=self.options.rule("modal_can"),
+                                                   relative_places=self.options.rule("dest_locators"),
+                                                   joined_names=self.options.rule("joined_names"),
+                                                   class_words=self.options.rule("class_words"),
+                                                   empty_state=self.options.rule("empty_state"),
+                                                   more_descriptors=self.options.rule("more_descriptors"),
+                                                   said_compounds=self.options.rule("said_compounds"),
+                                                   state_descriptors=self.options.rule("state_descriptors"),
+                                                   place_modifiers=self.options.rule("place_modifiers")))
             self._scenes.put(key, hit)
         return hit
 
@@ -758,7 +225,7 @@ class GoalSearcher:
         sims = emb @ q
         best = np.full(n, -1.0)
         np.maximum.at(best, owner, sims)
-        if self.options.w_second:
+        if self.options.weights.second:
             # the second-best phrase breaks ties of a shared phrase ("something to sweep with" for a
             # towel and a broom: the broom's "I need to sweep the floor" decides)
             idx = np.lexsort((-sims, owner))
@@ -769,7 +236,7 @@ class GoalSearcher:
             firsts_of_rest = np.ones(len(rest), dtype=bool)
             firsts_of_rest[1:] = owner[rest][1:] != owner[rest][:-1]
             second[owner[rest][firsts_of_rest]] = sims[rest][firsts_of_rest]
-            best = best + self.options.w_second * second
+            best = best + self.options.weights.second * second
         return best
 
     def _prior(self, q: Optional[np.ndarray], cands: Sequence[CandidateAtom]) -> tuple[np.ndarray, list, float]:
@@ -793,11 +260,11 @@ class GoalSearcher:
     def _scores(self, text: str, cands, emb, owner) -> tuple[np.ndarray, list, float, Optional[np.ndarray]]:
         q = self.encoder.encode([text])[0] if self.encoder is not None else None
         s = self._atom_scores(q, emb, owner, len(cands))
-        if self.options.w_lex:
-            s = s + self.options.w_lex * self._lexical(text, cands)
+        if self.options.weights.lex:
+            s = s + self.options.weights.lex * self._lexical(text, cands)
         prior, near, parts = self._prior(q, cands)
         holds = np.array([c.holds for c in cands], dtype=float)
-        return s + self.options.w_pool * prior - self.options.holds_penalty * holds, near, parts, q
+        return s + self.options.weights.pool * prior - self.options.weights.holds_penalty * holds, near, parts, q
 
     def _lexical(self, text: str, cands: Sequence[CandidateAtom]) -> np.ndarray:
         said = set(_WORD.findall(text.lower()))
@@ -818,155 +285,155 @@ class GoalSearcher:
             return SearchResult([], "none", timings=timings)
         t1 = time.perf_counter()
         opts = self.options
-        if opts.idioms:
+        if opts.rule("idioms"):
             instruction = plain_idioms(instruction)
-        if opts.along_with:
+        if opts.rule("along_with"):
             instruction = _along_with(instruction)
-        if opts.courtesy_tags:
+        if opts.rule("courtesy_tags"):
             instruction = _without_courtesy(instruction)
-        if opts.along_with_me:  # (round 15) "pass me the mug along with the capo": both
+        if opts.rule("along_with_me"):  # (round 15) "pass me the mug along with the capo": both
             instruction = _ALONG_WITH_ME.sub(lambda m: f"{m.group('verb')}{m.group('obj')} and {m.group('other')}",
                                              instruction)
-        if opts.whatever_all and _WHATEVER.search(instruction.replace("’", "'")):
+        if opts.rule("whatever_all") and _WHATEVER.search(instruction.replace("’", "'")):
             # (round 15) "whatever's on the coffee table": everything on it
             instruction = _WHATEVER.sub(lambda m: "everything " + m.group(1), instruction.replace("’", "'"))
-        if opts.empty_into:  # (round 18) "empty the water bottle into the watering can": pour it
+        if opts.rule("empty_into"):  # (round 18) "empty the water bottle into the watering can": pour it
             instruction = _EMPTY_INTO.sub(lambda m: "pour" + m.group(0)[len(m.group(1)):] if any(
                 a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in mm.objects
                 for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
-        if opts.into_opened:  # (round 23) "open the kiln, pop the bowl inside": into the kiln
+        if opts.rule("into_opened"):  # (round 23) "open the kiln, pop the bowl inside": into the kiln
             instruction = _into_opened(instruction)
-        if opts.corrections:  # (round 24) "don't put the roses in the fridge, put them in the vase"
+        if opts.rule("corrections"):  # (round 24) "don't put the roses in the fridge, put them in the vase"
             instruction = _corrected(instruction)
-        if opts.taken_then_put:  # (round 24) "take everything off the desk but the laptop and put it on the bed"
+        if opts.rule("taken_then_put"):  # (round 24) "take everything off the desk but the laptop and put it on the bed"
             instruction = _taken_then_put(instruction)
-        if opts.counted_things:  # (round 18) "the two things on the coffee table": everything on it
+        if opts.rule("counted_things"):  # (round 18) "the two things on the coffee table": everything on it
             instruction = _COUNTED_THINGS.sub("everything ", instruction)
-        if opts.missing_asked:  # (round 20) "there's no fork up here": the fork, missing up here
+        if opts.rule("missing_asked"):  # (round 20) "there's no fork up here": the fork, missing up here
             instruction = none_here(instruction)
         an: Optional[Analysis] = None
-        if opts.negation or opts.mention_groups or opts.w_mention:
-            an = analyze(instruction, view, lex, negation=opts.negation, groups=opts.mention_groups,
-                         keep=opts.keep_in_place, singular_all=opts.singular_all, mass_groups=opts.mass_groups,
-                         more_cues=opts.cue_words, bar=opts.bar_cue, adverb_all=opts.adverb_all,
-                         place_pronoun=opts.place_pronoun, every_place=opts.every_place,
-                         subject_negation=opts.subject_negation, conjoined=opts.np_conjuncts,
-                         contents=opts.contents_clauses, nested_places=opts.nested_places,
-                         plural_pairs=opts.plural_pairs, definite_source=opts.definite_source,
-                         one_of_adjective=opts.one_of_adjective, located_exclusions=opts.located_exclusions,
-                         nested_sources=opts.nested_sources, excluded_vessels=opts.excluded_vessels,
-                         leave_end=opts.leave_end, bother=opts.bother_cue)
+        if opts.rule("negation") or opts.rule("mention_groups") or opts.weights.mention:
+            an = analyze(instruction, view, lex, negation=opts.rule("negation"), groups=opts.rule("mention_groups"),
+                         keep=opts.rule("keep_in_place"), singular_all=opts.rule("singular_all"), mass_groups=opts.rule("mass_groups"),
+                         more_cues=opts.rule("cue_words"), bar=opts.rule("bar_cue"), adverb_all=opts.rule("adverb_all"),
+                         place_pronoun=opts.rule("place_pronoun"), every_place=opts.rule("every_place"),
+                         subject_negation=opts.rule("subject_negation"), conjoined=opts.rule("np_conjuncts"),
+                         contents=opts.rule("contents_clauses"), nested_places=opts.rule("nested_places"),
+                         plural_pairs=opts.rule("plural_pairs"), definite_source=opts.rule("definite_source"),
+                         one_of_adjective=opts.rule("one_of_adjective"), located_exclusions=opts.rule("located_exclusions"),
+                         nested_sources=opts.rule("nested_sources"), excluded_vessels=opts.rule("excluded_vessels"),
+                         leave_end=opts.rule("leave_end"), bother=opts.rule("bother_cue"))
         acted_on: frozenset[str] = frozenset()
-        if an is not None and opts.tool_purpose:  # "something to bang the pegs in with": not the pegs
+        if an is not None and opts.rule("tool_purpose"):  # "something to bang the pegs in with": not the pegs
             acted_on = frozenset(o for m in an.mentions if not m.category and any(
                 a <= m.start < b for a, b in _purpose_spans(instruction)) for o in m.objects)
             if acted_on & an.group:
                 an = replace(an, group=frozenset())
         text = an.text if an is not None else instruction
-        if opts.multistep_refs:
+        if opts.rule("multistep_refs"):
             text = strip_purpose(text)
-        if opts.compound_nouns:  # "hand me the towel basket": the words scored say "the basket"
+        if opts.rule("compound_nouns"):  # "hand me the towel basket": the words scored say "the basket"
             text = lex.without_modifiers(text)
-        milky = opts.milk_added and bool(_MILK_ADDED.search(instruction.lower().replace("’", "'")))
-        spill = opts.spills and spill_said(instruction) and not milky  # ("a splash of milk" spills nothing)
-        need = opts.need_mode and (is_need_statement(text, opts.wish_pairs) or (
-            spill and opts.spill_needs and is_need_statement(_INTO.sub("in", text))))
+        milky = opts.rule("milk_added") and bool(_MILK_ADDED.search(instruction.lower().replace("’", "'")))
+        spill = opts.rule("spills") and spill_said(instruction) and not milky  # ("a splash of milk" spills nothing)
+        need = opts.rule("need_mode") and (is_need_statement(text, opts.rule("wish_pairs")) or (
+            spill and opts.rule("spill_needs") and is_need_statement(_INTO.sub("in", text))))
         # a colloquial need, unless a request names what it wants ("I spilled my coke, bring me another")
-        plain = paraphrase_needs(text, opts.loose_needs, opts.more_needs) if opts.need_paraphrases and (need or an is None or not an.named) else ()
+        plain = paraphrase_needs(text, opts.rule("loose_needs"), opts.rule("more_needs")) if opts.rule("need_paraphrases") and (need or an is None or not an.named) else ()
         scores, near, parts, _ = self._scores(text, cands, emb, owner)
         if plain:  # each atom as close as it is to the words said or to the plain need
-            scores = np.maximum(scores, self._scores(" ".join(plain), cands, emb, owner)[0] - opts.paraphrase_margin)
+            scores = np.maximum(scores, self._scores(" ".join(plain), cands, emb, owner)[0] - opts.weights.paraphrase_margin)
         bonus = self._mention_bonus(an, cands, view) if an is not None else np.zeros(len(cands))
         for i, c in enumerate(cands) if acted_on else ():  # what the tool is for is not handed over
             if c.frame == "inhand/?/human" and c.focus in acted_on:
-                bonus[i] -= 2 * opts.w_mention + opts.w_context
+                bonus[i] -= 2 * opts.weights.mention + opts.weights.context
         scores = scores + bonus
         # a state verb of a one-clause instruction ("slice the tomato", "I'd love some hot water")
         asking = [c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
-                  and not (opts.empty_clauses and _asks_nothing(c, opts.courtesy_tags))]
-        if opts.statement_clauses and not need and len(asking) >= 2:
+                  and not (opts.rule("empty_clauses") and _asks_nothing(c, opts.rule("courtesy_tags")))]
+        if opts.rule("statement_clauses") and not need and len(asking) >= 2:
             # (round 13) "it's so stuffy in here, open the window": a statement beside one request
             requests = [c for c in asking if not _statement(c)]
             asking = requests if len(requests) == 1 else asking
         one_clause = len(asking) < 2
         # "I want to slice the bread": the person slices it (a knife), unless the state is asked for
-        sb = self._state_bonus(text, cands, lex, person_does=need) if opts.state_verbs and one_clause \
+        sb = self._state_bonus(text, cands, lex, person_does=need) if opts.rule("state_verbs") and one_clause \
             else np.zeros(len(cands))
         if acted_on:  # "something I can clean the jug with": the person cleans it, with what is handed
             sb = np.where([c.focus in acted_on or any(a in acted_on for a in c.atom.args) for c in cands], 0.0, sb)
         scores = scores + sb
-        if opts.need_functions and opts.function_groups and not sb.any():
+        if opts.rule("need_functions") and opts.rule("function_groups") and not sb.any():
             scores = scores + self._need_bonus(text, cands, lex)
-        if opts.multistep_refs:  # "the bottle out of the fridge": a source, not a destination
+        if opts.rule("multistep_refs"):  # "the bottle out of the fridge": a source, not a destination
             scores = scores + self._clause_refs(text, [], cands, lex, person=False)
             if an is not None:
                 scores = scores + self._empty_ones(instruction, an, cands, view)
         if need:
             scores = scores + self._need_mode(instruction, an, cands, view, lex)
-            if opts.dirty_named and an is not None:
+            if opts.rule("dirty_named") and an is not None:
                 scores = scores + self._dirty_named(an, cands)
-            if opts.cold_named and an is not None:
+            if opts.rule("cold_named") and an is not None:
                 scores = scores + self._cold_named(instruction, an, cands, view)
-            if opts.foul_liquid and an is not None:
+            if opts.rule("foul_liquid") and an is not None:
                 scores = scores + self._foul_liquid(an, cands, view)
-            if opts.floor_tools:
+            if opts.rule("floor_tools"):
                 scores = scores + self._floor_tools(instruction, cands, view)
-        if opts.milk_added and (milky or any(_STRONG_DRINK_NEED.search(n) for n in plain)):
+        if opts.rule("milk_added") and (milky or any(_STRONG_DRINK_NEED.search(n) for n in plain)):
             scores = scores + self._milk_added(instruction, an, cands, view, lex)
-        if opts.destinations:
+        if opts.rule("destinations"):
             scores = scores + self._dest_bonus(text, cands, lex)
-        if opts.disposal_cue:
+        if opts.rule("disposal_cue"):
             scores = scores + self._disposal(instruction, an, cands, view)
-        if opts.which_one:
+        if opts.rule("which_one"):
             scores = scores + self._which_one(text, cands, lex)
-        if opts.need_states and plain and (need or an is None or not an.named):
+        if opts.rule("need_states") and plain and (need or an is None or not an.named):
             scores = scores + self._need_states(plain, cands, view)
         chill: Optional[GoalCandidate] = None
-        if opts.left_out and need and an is not None and (_LEFT_OUT.search(instruction) or (
-                opts.spoiling and _SPOILING.search(instruction.replace("’", "'")))):
+        if opts.rule("left_out") and need and an is not None and (_LEFT_OUT.search(instruction) or (
+                opts.rule("spoiling") and _SPOILING.search(instruction.replace("’", "'")))):
             scores = scores + self._left_out(an, cands, view)
-            if opts.spoiling:
+            if opts.rule("spoiling"):
                 chill = self._chilled_group(an, cands, view, scores)
         if spill and need and an is not None:
             scores = scores + self._spill(an, cands, view, lex)
-        if opts.negated_kinds and an is not None:
+        if opts.rule("negated_kinds") and an is not None:
             scores = scores + self._negated_kinds(instruction, an, cands, view)
         scores = scores + self._hand_me(text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
-        watered = self._watered(text, cands, view, lex) if opts.water_plant else np.zeros(len(cands))
+        watered = self._watered(text, cands, view, lex) if opts.rule("water_plant") else np.zeros(len(cands))
         scores = scores + watered
-        if opts.w_holds:  # (round 14) a goal that holds already asks the robot for nothing
-            scores = scores - opts.w_holds * np.array([c.holds for c in cands], dtype=float)
-        if need and opts.need_holds:  # (round 17) a need asks for a change, never for what is so now
+        if opts.weights.holds:  # (round 14) a goal that holds already asks the robot for nothing
+            scores = scores - opts.weights.holds * np.array([c.holds for c in cands], dtype=float)
+        if need and opts.rule("need_holds"):  # (round 17) a need asks for a change, never for what is so now
             scores = scores - np.array([c.holds for c in cands], dtype=float)
         order = list(np.argsort(-scores, kind="stable"))
         timings["score"] = time.perf_counter() - t1
-        keep = self._keep_atoms(instruction, an, view, cands, lex) if an is not None and opts.keep_in_place else ()
+        keep = self._keep_atoms(instruction, an, view, cands, lex) if an is not None and opts.rule("keep_in_place") else ()
 
         goals: list[GoalCandidate] = []
         structure = "single"
         clauses: tuple[str, ...] = ()
         if opts.decomposition:
-            words = _WORD.findall((quantifier_text(text, opts.cue_words, opts.adverb_all) if opts.multistep_refs else text).lower())
+            words = _WORD.findall((quantifier_text(text, opts.rule("cue_words"), opts.rule("adverb_all")) if opts.rule("multistep_refs") else text).lower())
             multi: Optional[GoalCandidate] = None
-            if opts.open_ones and an is not None:
+            if opts.rule("open_ones") and an is not None:
                 # (round 15) "shut whatever's been left open": each thing open now, of the kinds said
                 multi = self._open_ones(instruction, an, cands, view, lex)
-            if multi is None and an is not None and an.group and not (need and spill and opts.spill_needs) and not (need and any(
-                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start, opts.have_any, opts.want_modifiers)
+            if multi is None and an is not None and an.group and not (need and spill and opts.rule("spill_needs")) and not (need and any(
+                    _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start, opts.rule("have_any"), opts.rule("want_modifiers"))
                     for m in an.mentions if m.objects & an.group)) and not (
-                    need and opts.cause_context and _caused(instruction, an) & an.group):
+                    need and opts.rule("cause_context") and _caused(instruction, an) & an.group):
                 # (a need's group, unless the person does something to it: "I'd like to chop some
                 # vegetables" asks for a knife; "there are no plates on the table" for the plates)
                 multi = self._group_goal(an, cands, scores, order)
-                if opts.multistep_refs:
+                if opts.rule("multistep_refs"):
                     multi = self._group_and_clauses(text, an, multi, cands, scores, emb, owner, bonus, lex)
             # no group from the mentions (a noun the scene's classes do not spell): issue 10's
             # word-level groups ("visit all the locations", "bring me two colas")
             fallback = an is None or not an.group
             if multi is None and fallback and any(w in ALL_WORDS for w in words):
-                multi = self._all_group(text, words, cands, scores, order, view, require_place=opts.mention_groups,
-                                        lex=lex if opts.synonyms else None)
-                if opts.multistep_refs:
+                multi = self._all_group(text, words, cands, scores, order, view, require_place=opts.rule("mention_groups"),
+                                        lex=lex if opts.rule("synonyms") else None)
+                if opts.rule("multistep_refs"):
                     multi = self._group_and_clauses(text, None, multi, cands, scores, emb, owner, bonus, lex)
             if multi is None and fallback and (an is None or len(an.named) < 2):
                 k = max((NUMBER_WORDS[w] for w in words if w in NUMBER_WORDS), default=0)
@@ -974,20 +441,20 @@ class GoalSearcher:
                     multi = self._count_group(k, cands, scores, order)
             if multi is None and not need:  # a need is met by one thing
                 clauses = tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
-                if opts.verbless_clauses or opts.drop_context_clauses:
+                if opts.rule("verbless_clauses") or opts.rule("drop_context_clauses"):
                     clauses = self._rewrite_clauses(clauses, lex)
-                if opts.statement_clauses and len(clauses) >= 2:  # "I'm parched, pour me some water"
+                if opts.rule("statement_clauses") and len(clauses) >= 2:  # "I'm parched, pour me some water"
                     requests = tuple(c for c in clauses if not _statement(c))
                     clauses = requests if len(requests) == 1 else clauses
-                if opts.keep_reasons and len(clauses) >= 2 and an is not None and (an.excluded or an.kept):
+                if opts.rule("keep_reasons") and len(clauses) >= 2 and an is not None and (an.excluded or an.kept):
                     # (round 16) "..., but leave the capper out, I need it next": the reason for the kept one
                     clauses = tuple(c for c in clauses if not _KEEP_REASON.match(c.replace("’", "'"))) or clauses
-                if len(clauses) >= 2 or (opts.state_verbs and len(clauses) == 1):
+                if len(clauses) >= 2 or (opts.rule("state_verbs") and len(clauses) == 1):
                     multi = self._clause_goal(text, clauses, cands, scores, emb, owner, bonus, lex, view)
-            if multi is not None and opts.all_but_one and multi.source in ("all", "count") and \
+            if multi is not None and opts.rule("all_but_one") and multi.source in ("all", "count") and \
                     _ALL_BUT_ONE.search(instruction.lower().replace("’", "'")):
                 multi = self._but_one(multi, cands)
-            if multi is not None and opts.group_conjuncts and an is not None and multi.source in ("all", "count"):
+            if multi is not None and opts.rule("group_conjuncts") and an is not None and multi.source in ("all", "count"):
                 multi = self._group_conjuncts(text, an, multi, cands, scores, lex)
             if multi is not None and multi.source == "clauses-one":
                 # (round 17) the clauses' one atom first; the structure stays "single"
@@ -1007,35 +474,35 @@ class GoalSearcher:
             # (round 20) "that plant on the table is wilting": the robot waters it (not a can handed over)
             j = max(np.nonzero(watered)[0], key=lambda k: scores[k])
             goals.insert(0, GoalCandidate((cands[j].atom,), float(scores[j]), "single"))
-        elif need and opts.fill_for_need and singles:
+        elif need and opts.rule("fill_for_need") and singles:
             refill = self._refill(text, an, cands, view, singles[0].score) if an is not None and not (
-                opts.empty_state and _EMPTY_WANTED.search(text)) else None
+                opts.rule("empty_state") and _EMPTY_WANTED.search(text)) else None
             if refill is not None:  # (before a group: "all the cups are empty")
                 goals.insert(0, refill)
             elif structure == "single" and (filled := self._filled(singles[0], cands, view)) is not None:
                 goals.append(filled)
-        mine = opts.warm_mine and bool(_MINE.search(instruction.lower().replace("’", "'")))
-        if (need or mine) and opts.served_warm and structure == "single" and (goals or singles):
+        mine = opts.rule("warm_mine") and bool(_MINE.search(instruction.lower().replace("’", "'")))
+        if (need or mine) and opts.rule("served_warm") and structure == "single" and (goals or singles):
             served = self._served_warm((goals or singles)[0], cands, view, lex)
             if served is not None:
                 goals.insert(0, served)
-        if opts.served_drink and plain and structure == "single" and (goals or singles) and not any(
+        if opts.rule("served_drink") and plain and structure == "single" and (goals or singles) and not any(
                 w in _PLANT_WORDS or w.rstrip("s") in _PLANT_WORDS for w in _WORD.findall(text.lower())):
             # (not "the seedlings look parched": the plants are thirsty)
             goals[:0] = self._served_drink(plain, (goals or singles)[0], cands, view, lex)
-        if need and opts.wet_wipe and (goals or singles) and _STICKY_HANDS.search(instruction.lower().replace("’", "'")) \
+        if need and opts.rule("wet_wipe") and (goals or singles) and _STICKY_HANDS.search(instruction.lower().replace("’", "'")) \
                 and not _WET_HANDS.search(instruction.lower().replace("’", "'")):
             wiped = self._wet_wipe((goals or singles)[0], cands, view)
             if wiped is not None:  # (round 23) "my hands are all sticky": a wet cloth
                 goals.insert(0, wiped)
-        if opts.still_whole and an is not None:  # (round 23) "the tomato's still in one piece": chopped
+        if opts.rule("still_whole") and an is not None:  # (round 23) "the tomato's still in one piece": chopped
             cut = self._still_whole(an, cands, scores)
             if cut is not None:
                 goals.insert(0, cut)
         if chill is not None:  # (round 22) "those bananas will go brown in this heat": both, chilled (not heated)
             goals.insert(0, chill)
         goals.extend(singles)
-        if opts.nested_destinations and _NESTED_GAP.search(text.lower()):
+        if opts.rule("nested_destinations") and _NESTED_GAP.search(text.lower()):
             # "serve it on a plate at the table": the plate goes there too
             nested = self._nested(text, lex, view, {c.atom for c in cands})
             if nested:
@@ -1043,31 +510,31 @@ class GoalSearcher:
                     t for a in g.atoms if a.predicate in ("on", "in") and len(a.args) == 2
                     for t in nested.get(a.args[1], ()) if t not in g.atoms)), g.score, g.source, g.lm_logprob)
                     for g in goals]
-        if opts.closing_steps and goals:  # (round 17) "..., then shut it again": it ends closed
+        if opts.rule("closing_steps") and goals:  # (round 17) "..., then shut it again": it ends closed
             closed = self._closing_steps(text, goals[0].atoms, cands, lex)
             if closed is not None:
                 goals.insert(0, GoalCandidate(closed, goals[0].score, goals[0].source, goals[0].lm_logprob))
-        if opts.negated_leave and goals:  # (round 18) "don't leave the fridge open": it ends closed
+        if opts.rule("negated_leave") and goals:  # (round 18) "don't leave the fridge open": it ends closed
             shut = self._left_shut(instruction, goals[0].atoms, cands, lex)
             if shut is not None:
                 goals.insert(0, GoalCandidate(shut, goals[0].score, goals[0].source, goals[0].lm_logprob))
         if keep:  # kept objects stay where they are, whatever else the goal asks
             goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                      for g in goals]
-        if opts.clear_off and goals and an is not None:  # (round 18) "clear the clamps off my bench": off it
+        if opts.rule("clear_off") and goals and an is not None:  # (round 18) "clear the clamps off my bench": off it
             cleared = self._cleared(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands},
-                                    tidy=opts.tidy_kept)
+                                    tidy=opts.rule("tidy_kept"))
             if cleared is not None:
                 goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
-        if opts.moved_contents and goals and an is not None:  # (round 23) "clear the table into the sink, but ..."
-            moved = self._moved_contents(instruction, an, view, lex, {c.atom for c in cands}, opts.moved_unkept)
+        if opts.rule("moved_contents") and goals and an is not None:  # (round 23) "clear the table into the sink, but ..."
+            moved = self._moved_contents(instruction, an, view, lex, {c.atom for c in cands}, opts.rule("moved_unkept"))
             if moved is not None:
                 goals.insert(0, GoalCandidate(moved, goals[0].score, "all", goals[0].lm_logprob))
-        if opts.taken_out_first and goals and view.humans:  # (round 23) "..., but take the banana out first"
+        if opts.rule("taken_out_first") and goals and view.humans:  # (round 23) "..., but take the banana out first"
             emptied = self._taken_out_first(instruction, view, lex)
             if emptied is not None:
                 goals.insert(0, GoalCandidate(emptied, goals[0].score, goals[0].source, goals[0].lm_logprob))
-        if opts.loaded_set_down and goals:  # (round 22) a plate with the salad on it is set down by the person
+        if opts.rule("loaded_set_down") and goals:  # (round 22) a plate with the salad on it is set down by the person
             goals = [self._loaded_set_down(g, view) for g in goals]
         seen, ranked = set(), []
         for g in goals:
@@ -1145,13 +612,13 @@ class GoalSearcher:
         if named:
             # the longest name wins ("second counter" over "counter")
             named.sort(key=lambda p: -len(view.words.get(p, p)))
-            here = held_by(view, named[0], self.options.every_place)
+            here = held_by(view, named[0], self.options.rule("every_place"))
             pool = [i for i in order if cands[i].focus in here]
         elif require_place and cands[order[0]].atom.predicate not in ("visited", "at"):
             return None  # "every one of the cups" with no class named so: not every object
         else:
             pool = list(order)
-        if self.options.multistep_refs:
+        if self.options.rule("multistep_refs"):
             pool = [i for i in pool if scores[i] > -1.0]  # excluded objects ("all but the remote") stay
         if not pool:
             return None
@@ -1169,18 +636,18 @@ class GoalSearcher:
         """Excluded objects out; atoms about the objects the instruction names up (an ordinal
         names one object of its class: the others of that class go down)."""
         out = np.zeros(len(cands))
-        w = self.options.w_mention
+        w = self.options.weights.mention
         named, kinds, person = an.named, an.kinds, an.to_person
-        contents = self.options.contents_descriptor
-        if self.options.liquid_vessels and not _POUR.search(an.text):
+        contents = self.options.rule("contents_descriptor")
+        if self.options.rule("liquid_vessels") and not _POUR.search(an.text):
             # (round 8) "put the milk back in the fridge": the carton the milk is in
             named = named | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
                              and a.args[0] in named and a.args[1] not in view.humans}
         picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
         # (round 20) "some cutlery, anything but a knife": the rest of a kind some of which is left out
         rest = {o for m in an.mentions if m.category and m.objects & an.excluded for o in m.objects - an.excluded} \
-            if self.options.kind_rest else set()
-        if self.options.liquid_sources:
+            if self.options.rule("kind_rest") else set()
+        if self.options.rule("liquid_sources"):
             picked = {**self._liquid_sources(an, view), **picked}
         for i, c in enumerate(cands):
             args = c.atom.args
@@ -1196,7 +663,7 @@ class GoalSearcher:
             elif c.focus in kinds:
                 out[i] += 0.5 * w
             elif contents and c.focus in an.descriptors and view.place.get(c.focus) in named:
-                out[i] -= 2 * w + self.options.w_context  # (round 14) "the bowl of peanuts": not the peanuts
+                out[i] -= 2 * w + self.options.weights.context  # (round 14) "the bowl of peanuts": not the peanuts
             if person and c.frame.startswith("inhand/"):
                 out[i] += 0.5 * w if c.frame == "inhand/?/human" else -0.5 * w
             for a in args[1:]:
@@ -1279,7 +746,7 @@ class GoalSearcher:
         """One atom pattern over the group ("all the forks on the second table", "two plastic
         cups"): the best atom about a member fixes the pattern, every member (or the best k) gets it."""
         # things taken from a place go somewhere: a relation, not a state ("clear the table")
-        moved = an.source is not None or (self.options.plural_refs and bool(_TAKEN_OFF.search(an.text)))
+        moved = an.source is not None or (self.options.rule("plural_refs") and bool(_TAKEN_OFF.search(an.text)))
         idx = [i for i in order if cands[i].focus in an.group and scores[i] > -1.0
                and (not moved or (an.source not in cands[i].atom.args
                                   and cands[i].atom.predicate in ("on", "in", "inhand")))]
@@ -1305,12 +772,12 @@ class GoalSearcher:
         to the table": "take the nail to the table", and the screw goes there too); clauses
         that name no object (an implicit need before an explicit request) are dropped when
         another clause names one."""
-        if self.options.multistep_refs:
+        if self.options.rule("multistep_refs"):
             clauses = self._shared_predicates(clauses, lex)
-        if self.options.empty_clauses:  # "..., but." once the kept part is cut out; "..., thanks"
-            clauses = [c for c in clauses if not _asks_nothing(c, self.options.courtesy_tags)]
+        if self.options.rule("empty_clauses"):  # "..., but." once the kept part is cut out; "..., thanks"
+            clauses = [c for c in clauses if not _asks_nothing(c, self.options.rule("courtesy_tags"))]
         out: list[str] = []
-        lists = self.options.noun_lists
+        lists = self.options.rule("noun_lists")
         for cl in clauses:
             words = _WORD.findall(cl.lower())
             # (round 16) "put the hydrometer, thermometer and airlock back on the shelf": a bare noun
@@ -1321,7 +788,7 @@ class GoalSearcher:
                     r"\s*(?:(?:back\s+)?(?:to|on|onto|in|into|inside)\b.*)?", cl[cm[0].end:], re.DOTALL):
                 pm = lex.mentions_simple(out[-1])
                 listed = bool(pm) and not out[-1][pm[-1].end:].strip()
-            if self.options.verbless_clauses and out and words and (words[0] in self._DETS or listed):
+            if self.options.rule("verbless_clauses") and out and words and (words[0] in self._DETS or listed):
                 prev = out[-1]
                 pm = lex.mentions_simple(prev)
                 cm = lex.mentions_simple(cl)
@@ -1331,16 +798,16 @@ class GoalSearcher:
                     while vwords and vwords[-1].lower() in self._DETS:
                         vwords.pop()
                     tail = cl[cm[0].end:]
-                    back = (r"(?:(?:back|up|down|over)\s+)?" if self.options.wish_pairs else r"(?:back\s+)?") \
+                    back = (r"(?:(?:back|up|down|over)\s+)?" if self.options.rule("wish_pairs") else r"(?:back\s+)?") \
                         if lists else ""
                     if re.match(r"\s*" + back + r"(to|on|onto|in|into|inside)\b", tail) and \
                             not prev[pm[0].end:].strip():
                         out[-1] = prev + tail
                     cl = " ".join(vwords + [cl])
             out.append(cl)
-        if self.options.drop_context_clauses and len(out) >= 2:
+        if self.options.rule("drop_context_clauses") and len(out) >= 2:
             named = [bool(lex.mentions_simple(c)) or bool(_PRONOUN.search(c))
-                     or bool(self.options.multistep_refs and _CLOSE.search(c)) for c in out]
+                     or bool(self.options.rule("multistep_refs") and _CLOSE.search(c)) for c in out]
             if not any(named):
                 return ()  # "I like fruits, can you bring me something I'd like?": one request
             if sum(named) >= 2:
@@ -1352,15 +819,15 @@ class GoalSearcher:
         """"Put both knives in the box, then close the fridge": the group's clause alone decides
         the group's atoms (the box, not the fridge; a group of the mention analysis is chosen
         again from that clause), and each other clause adds its own atom."""
-        clauses = _np_conjoined(text, lex) if self.options.np_conjuncts else \
+        clauses = _np_conjoined(text, lex) if self.options.rule("np_conjuncts") else \
             tuple(c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c))
         members = an.group if an is not None else frozenset()
         if len(clauses) < 2 or (multi is None and not members):
             return multi
         at = [k for k, cl in enumerate(clauses) if any(m.objects & members for m in lex.mentions(cl))
               or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(
-                  quantifier_text(cl, self.options.cue_words, self.options.adverb_all).lower()))]
-        if not at and self.options.source_clause and an is not None and an.source is not None:
+                  quantifier_text(cl, self.options.rule("cue_words"), self.options.rule("adverb_all")).lower()))]
+        if not at and self.options.rule("source_clause") and an is not None and an.source is not None:
             # (round 15) "empty the basket onto the counter and then pass me the basket": the group's
             # clause is the first that names where it is taken from
             at = [k for k, cl in enumerate(clauses) if any(an.source in m.objects for m in lex.mentions(cl))]
@@ -1368,7 +835,7 @@ class GoalSearcher:
             return multi
         g = at[0]
         pronoun = any(_PRONOUN.search(cl) and not _CLOSE.search(cl) for k, cl in enumerate(clauses) if k != g)
-        if pronoun and not (self.options.plural_refs and multi is not None):
+        if pronoun and not (self.options.rule("plural_refs") and multi is not None):
             # "gather all the fruit and put it on the plate": one group, the whole sentence ("... and
             # close it" is a clause of its own: it closes where the group went)
             return multi
@@ -1377,17 +844,17 @@ class GoalSearcher:
             # (round 13, ``group_other_clauses``: and a clause about something else, with no pronoun:
             # "... put them in the sink, then put the rack on the shelf")
             clauses = tuple(cl for k, cl in enumerate(clauses) if k == g or _CLOSE.search(cl) or (
-                self.options.group_other_clauses and not _PRONOUN.search(cl) and lex.mentions_simple(cl)
+                self.options.rule("group_other_clauses") and not _PRONOUN.search(cl) and lex.mentions_simple(cl)
                 and not all(o in members for m in lex.mentions(cl) for o in m.objects)
-                and not (self.options.statement_context and _statement(cl))))
+                and not (self.options.rule("statement_context") and _statement(cl))))
             members = frozenset()
         if members:
             s, _, _, _ = self._scores(clauses[g], cands, emb, owner)
-            s = s + bonus + self.options.w_clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
-            if self.options.group_states and self.options.state_verbs:
+            s = s + bonus + self.options.weights.clause_context * scores + self._clause_refs(clauses[g], [], cands, lex)
+            if self.options.rule("group_states") and self.options.rule("state_verbs"):
                 # (round 17) "wipe down the two cups on the tray ...": each cup cleaned
                 s = s + self._state_bonus(clauses[g], cands, lex)
-            if self.options.destinations:
+            if self.options.rule("destinations"):
                 s = s + self._dest_bonus(clauses[g], cands, lex)
             s = s + self._hand_me(text, cands)
             group = self._group_goal(an, cands, s, list(np.argsort(-s, kind="stable")))
@@ -1406,10 +873,10 @@ class GoalSearcher:
             if i is None:
                 sc, _, _, _ = self._scores(cl, cands, emb, owner)
                 sb = self._state_bonus(cl, cands, lex)
-                sc = sc + self.options.w_clause_context * scores + np.minimum(bonus, 0.0) + \
+                sc = sc + self.options.weights.clause_context * scores + np.minimum(bonus, 0.0) + \
                     sb + self._clause_refs(cl, chosen, cands, lex)
                 i = int(np.argmax(sc))
-                if self.options.state_clauses and sb.max() > 0:  # (round 17) "boil the kettle, ..."
+                if self.options.rule("state_clauses") and sb.max() > 0:  # (round 17) "boil the kettle, ..."
                     i = max(np.nonzero(sb > 0)[0], key=lambda j: sc[j])
             if all(cands[i].focus != cands[j].focus for j in chosen):
                 atoms.append(cands[i].atom)
@@ -1437,52 +904,52 @@ class GoalSearcher:
         chosen: list[int] = []
         fetched: set[int] = set()  # atoms of "get the milk" steps (round 15, ``fetch_steps``)
         agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
-        states = self.options.state_verbs and lex is not None
+        states = self.options.rule("state_verbs") and lex is not None
         for k, cl in enumerate(clauses):
             sb = np.zeros(len(cands))
             if len(clauses) == 1:
                 s = full_scores
             else:
                 s, _, _, _ = self._scores(cl, cands, emb, owner)
-                s = s + self.options.w_clause_context * full_scores
+                s = s + self.options.weights.clause_context * full_scores
                 if bonus is not None:
                     s = s + np.minimum(bonus, 0.0)  # excluded objects stay out of every clause
                 sb = self._state_bonus(cl, cands, lex, pronoun_refs=self._refs(chosen, cands, cl, agents,
-                                                                     self.options.heat_contents)) \
+                                                                     self.options.rule("heat_contents"))) \
                     if states else np.zeros(len(cands))
                 s = s + sb
-                if self.options.multistep_refs and lex is not None:
+                if self.options.rule("multistep_refs") and lex is not None:
                     s = s + self._clause_refs(cl, chosen, cands, lex)
-                if self.options.clause_objects and lex is not None:
+                if self.options.rule("clause_objects") and lex is not None:
                     s = s + self._clause_focus(cl, cands, lex)
-                if self.options.water_plant and lex is not None and view is not None:  # (round 20) "give the plant a water"
+                if self.options.rule("water_plant") and lex is not None and view is not None:  # (round 20) "give the plant a water"
                     w = self._watered(cl, cands, view, lex)
                     s = s + w
                     sb = sb + w
-                if self.options.destinations and lex is not None and not sb.any():
+                if self.options.rule("destinations") and lex is not None and not sb.any():
                     # ("chop it on the board": the state; its placement comes as its companion)
                     s = s + self._dest_bonus(cl, cands, lex)
-                if self.options.clause_fetch and not sb.any():
+                if self.options.rule("clause_fetch") and not sb.any():
                     # (round 22) "take my glass to the sink and fetch the milk": the milk is brought to
                     # the person, not taken to the sink the clause before named
                     s = s + self._hand_me(_COURTESY_TAIL.sub("", cl), cands)
             i = int(np.argmax(s))
-            if self.options.state_clauses and len(clauses) > 1 and sb.max() > 0:
+            if self.options.rule("state_clauses") and len(clauses) > 1 and sb.max() > 0:
                 # (round 17) "boil the kettle": the kettle's water warmed, not the kettle moved
                 i = max(np.nonzero(sb > 0)[0], key=lambda j: s[j])
-            lid = self._lid(cl, chosen, cands, lex) if states and self.options.multistep_refs else None
-            added = self._added(cl, chosen, cands, lex, s) if self.options.add_to and chosen else None
+            lid = self._lid(cl, chosen, cands, lex) if states and self.options.rule("multistep_refs") else None
+            added = self._added(cl, chosen, cands, lex, s) if self.options.rule("add_to") and chosen else None
             if lid is not None:
                 i = lid
             elif added is not None:  # (round 15) "pour milk into the bowl, add the cereal": into the bowl
                 i = added
-            elif self.options.multistep_refs and _SOURCE_PRONOUN.search(cl) and not _PRONOUN.search(
+            elif self.options.rule("multistep_refs") and _SOURCE_PRONOUN.search(cl) and not _PRONOUN.search(
                     _SOURCE_PRONOUN.sub(" ", cl)):
                 pass  # "fill a cup from it": the pronoun is where the thing comes from, not the thing
-            elif self.options.instruments and _WITH_PRONOUN.search(cl) and not _PRONOUN.search(
+            elif self.options.rule("instruments") and _WITH_PRONOUN.search(cl) and not _PRONOUN.search(
                     _WITH_PRONOUN.sub(" ", cl)):
                 pass  # "give the remote a wipe with it": the pronoun is the tool
-            elif self.options.plural_refs and _PLURAL_PRONOUN.search(cl) and not _CLOSE.search(cl) and \
+            elif self.options.rule("plural_refs") and _PLURAL_PRONOUN.search(cl) and not _CLOSE.search(cl) and \
                     len(taken := self._taken(clauses[:k], chosen, cands, lex, agents)) >= 2:
                 # "take the bucket and the hose out of the cabinet and put them both on the shelf"
                 same = [j for j in range(len(cands)) if cands[j].focus in taken]
@@ -1492,7 +959,7 @@ class GoalSearcher:
                     j = next((j for j in same if cands[j].focus == o and self._pattern(cands[j]) == pat), None)
                     if j is not None:
                         chosen.append(j)
-            elif _PRONOUN.search(cl) and chosen and not (self.options.closing_steps and self._closes_named(cl, cands, lex)):
+            elif _PRONOUN.search(cl) and chosen and not (self.options.rule("closing_steps") and self._closes_named(cl, cands, lex)):
                 # "... and move it to the trash": the pronoun's object is the previous clause's;
                 # "put it in the fridge and close it": the place, when the clause opens / closes
                 prev = cands[chosen[-1]].atom
@@ -1500,19 +967,19 @@ class GoalSearcher:
                 opens = re.search(r"\b(close|shut|open)\b", cl, re.IGNORECASE)
                 if opens and prev.predicate in ("in", "on"):
                     refs = {prev.args[1]}
-                elif self.options.carried_vessel and prev.predicate in ("in", "on") and _HAND_OVER.search(cl) and any(
+                elif self.options.rule("carried_vessel") and prev.predicate in ("in", "on") and _HAND_OVER.search(cl) and any(
                         c.frame == "inhand/?/human" and c.focus == prev.args[1] for c in cands):
                     # (round 15) "tip the cereal into the bowl and bring it to me": the bowl, cereal and all
                     refs = {prev.args[1]}
                 elif prev.predicate == "liquid_in":
                     # "pour water in the cup and hand it to me": the cup; "... and warm it up": either
-                    refs = {prev.args[1], prev.args[0]} if self.options.multistep_refs and \
+                    refs = {prev.args[1], prev.args[0]} if self.options.rule("multistep_refs") and \
                         _HEAT.search(cl) else {prev.args[1]}
-                elif self.options.vessel_contents and prev.predicate in _LIQUID_STATES:
+                elif self.options.rule("vessel_contents") and prev.predicate in _LIQUID_STATES:
                     # "pour milk into a mug, heat it up and bring it to me": the milk's vessel too
                     refs |= {cands[j].atom.args[1] for j in chosen if cands[j].atom.predicate == "liquid_in"
                              and cands[j].atom.args[0] == prev.args[0]}
-                if self.options.heat_contents and _HEAT.search(cl):
+                if self.options.rule("heat_contents") and _HEAT.search(cl):
                     # (round 17) "... set the pot on the stove and get it heating": the water in the pot
                     refs |= self._poured_into(refs, chosen, cands)
                 if states and opens and k > 0:
@@ -1523,37 +990,37 @@ class GoalSearcher:
                              if o in shut]
                     if named:
                         refs = {named[-1]}
-                    if self.options.open_taken and opens.group(1).lower() == "open" and len(named) > 1 and \
+                    if self.options.rule("open_taken") and opens.group(1).lower() == "open" and len(named) > 1 and \
                             _TAKE_OUT.search(clauses[k - 1]):
                         # (round 16) "get the packet out of the fridge, open it": the packet
                         refs = {prev.args[0]} if prev.args and prev.args[0] in named[:-1] else {named[0]}
                 refs -= agents
-                over = r"|over" if self.options.multistep_refs else ""
+                over = r"|over" if self.options.rule("multistep_refs") else ""
                 into = states and re.search(r"\b(?:in|into|inside|on|onto" + over + r")\s+(?:it|them)\b", cl,
                                             re.IGNORECASE)
                 if into:
                     # "open the fridge and put the juice in it": the pronoun is the destination;
                     # "tip the cereal into the bowl and pour milk over it": where the cereal is
-                    preds = ("in", "on", "liquid_in") if self.options.multistep_refs else ("in", "on")
+                    preds = ("in", "on", "liquid_in") if self.options.rule("multistep_refs") else ("in", "on")
                     same = []
                     for dest in ({prev.args[0]}, {prev.args[-1]} if len(prev.args) == 2 else set()):
                         dest = dest - agents
                         same = [j for j in range(len(cands)) if cands[j].atom.predicate in preds
                                 and cands[j].atom.args[1] in dest and not cands[j].holds]
-                        if same or not self.options.multistep_refs:
+                        if same or not self.options.rule("multistep_refs"):
                             break
                 else:
                     same = [j for j in range(len(cands)) if cands[j].focus in refs]
-                    if self.options.multistep_refs and _FILL.search(cl):
+                    if self.options.rule("multistep_refs") and _FILL.search(cl):
                         # "fill it from the jug": the pronoun is the container the liquid goes into
                         same += [j for j in range(len(cands)) if cands[j].atom.predicate == "liquid_in"
                                  and cands[j].atom.args[1] in refs and not cands[j].holds]
-                if same and self.options.pronoun_states and any(sb[j] > 0 for j in same):
+                if same and self.options.rule("pronoun_states") and any(sb[j] > 0 for j in same):
                     same = [j for j in same if sb[j] > 0]  # (round 15) "cut it up on the board": the cutting
                 if same:
                     i = max(same, key=lambda j: s[j])
-            if self.options.liquid_carried and cands[i].atom.predicate not in ("on", "in", "inhand") and \
-                    sb[i] <= 0 and (_CARRIED.match(cl) or (self.options.clause_fetch and k == len(clauses) - 1
+            if self.options.rule("liquid_carried") and cands[i].atom.predicate not in ("on", "in", "inhand") and \
+                    sb[i] <= 0 and (_CARRIED.match(cl) or (self.options.rule("clause_fetch") and k == len(clauses) - 1
                                                           and _FETCHES.match(cl))) \
                     and not _POURED.search(cl):
                 # (round 17) "take the milk out", "put it on the tray": the carton the milk is in
@@ -1567,7 +1034,7 @@ class GoalSearcher:
             if k < len(clauses) - 1 and _FETCH_STEP.match(cl):
                 fetched.add(i)
             if states and cands[i].atom.predicate in _STATE_PREDICATES and not (
-                    self.options.instruments and cands[i].atom.predicate in ("clean", "wet")):
+                    self.options.rule("instruments") and cands[i].atom.predicate in ("clean", "wet")):
                 j = self._companion(cl, cands[i], cands, lex)
                 if j is not None:
                     chosen.insert(len(chosen) - 1, j)  # the placement first: the state is the later word
@@ -1579,12 +1046,12 @@ class GoalSearcher:
             by_focus.pop(key, None)
             by_focus[key] = i
         picked = list(by_focus.values())
-        if self.options.fetch_steps and len(picked) >= 2:
+        if self.options.rule("fetch_steps") and len(picked) >= 2:
             # (round 15) "get the milk, pour some into the bowl ...": fetching is a step on the way; a
             # state its clause chose for a thing a later atom also names is dropped
             picked = [i for i in picked if not (i in fetched and len(cands[i].atom.args) == 1 and any(
                 cands[i].focus in cands[j].atom.args for j in picked if j != i))]
-        if len(picked) == 1 and len(clauses) >= 2 and self.options.one_atom_clauses:
+        if len(picked) == 1 and len(clauses) >= 2 and self.options.rule("one_atom_clauses"):
             return GoalCandidate((cands[picked[0]].atom,), float(full_scores[picked[0]]), "clauses-one")
         if len(picked) < 2:
             return None
@@ -1820,7 +1287,7 @@ class GoalSearcher:
         """Round 15 (``w_hand_me``): a giving verb with "me" ("hand me two bowls"), a fetch "for
         us" or a bare "bring the X" without a destination, or a verbless "two X, please": the
         person's hand-overs gain ``w_hand_me``."""
-        w = self.options.w_hand_me
+        w = self.options.weights.hand_me
         if not w or not (_HAND_ME.search(text) or (_FOR_ME.search(text) and not _DEST_SAID.search(text))
                          or _VERBLESS.match(text.replace("’", "'"))):
             return np.zeros(len(cands))
@@ -1845,23 +1312,23 @@ class GoalSearcher:
         "the cup" after "fill a plastic cup" is that cup; "out of the fridge" / "from the shelf"
         is where the thing is now (no destination; things there are meant)."""
         out = np.zeros(len(cands))
-        w = self.options.w_mention
+        w = self.options.weights.mention
         low = cl.lower()
-        if person and to_person(cl, self.options.cue_words):
+        if person and to_person(cl, self.options.rule("cue_words")):
             for i, c in enumerate(cands):
                 if c.frame.startswith("inhand/"):
                     out[i] += w if c.frame == "inhand/?/human" else -w
         before = {a for i in chosen for a in cands[i].atom.args}
         if person:  # the destination this clause names ("... in the bin"), not one another clause names
             here = {o for m in lex.mentions_simple(cl) if not m.descriptor and not (
-                self.options.plural_refs and not _PREP_BEFORE.search(low[max(0, m.start - 25):m.start]))
+                self.options.rule("plural_refs") and not _PREP_BEFORE.search(low[max(0, m.start - 25):m.start]))
                 for o in m.objects}  # (round 6: a place named after a preposition, not a verb's object)
             for i, c in enumerate(cands):
                 a = c.atom.args
                 if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
                     out[i] += w
         kind = next((k for k in _PRONOUN_DEST.finditer(low) if _PLACING_BEFORE.search(low[:k.start()])),
-                    None) if self.options.pronoun_preps else None
+                    None) if self.options.rule("pronoun_preps") else None
         if kind:  # (round 12) "load the pot into it": in, not on ("everything in it" says no place)
             want = _PREP_KIND[re.sub(r"\s+", " ", kind.group(1))]
             for i, c in enumerate(cands):
@@ -1892,7 +1359,7 @@ class GoalSearcher:
                         out[i] -= 3 * w  # taken out of it: not put into it
                     elif lex.view.place.get(c.focus) in m.objects:
                         out[i] += w
-                    elif self.options.plural_refs and c.focus in m.objects:
+                    elif self.options.rule("plural_refs") and c.focus in m.objects:
                         out[i] -= w  # (round 6) nor moved itself
         return out
 
@@ -2000,12 +1467,12 @@ class GoalSearcher:
                 objs |= set(m.objects)
         if not objs:
             return out
-        if self.options.vessel_focus:  # (round 15) "boil the kettle": the water in it is about the kettle
+        if self.options.rule("vessel_focus"):  # (round 15) "boil the kettle": the water in it is about the kettle
             objs |= {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
                      and len(c.atom.args) == 2 and c.atom.args[1] in objs}
         for i, c in enumerate(cands):
             if c.focus not in objs:
-                out[i] -= self.options.w_clause_object
+                out[i] -= self.options.weights.clause_object
         return out
 
     def _dest_bonus(self, text: str, cands, lex: Lexicon) -> np.ndarray:
@@ -2027,15 +1494,15 @@ class GoalSearcher:
             pm = _DEST_PREP.search(low[max(0, m.start - 30):m.start]) if hit else None
             if pm is None or _NOT_DEST.search(low[max(0, m.start - 60):pm.start(1)]):
                 continue
-            if self.options.dest_locators and _WHERE_IT_IS.search(low[max(0, m.start - 60):max(0, m.start - 30) +
+            if self.options.rule("dest_locators") and _WHERE_IT_IS.search(low[max(0, m.start - 60):max(0, m.start - 30) +
                                                                          pm.start(1)]):
                 continue  # (round 16) "the screw that's sitting on the board": where it is, no destination
-            if self.options.nested_places and pm.group(1) in ("on", "in", "inside") and \
+            if self.options.rule("nested_places") and pm.group(1) in ("on", "in", "inside") and \
                     (sc := _SOURCE_CHAIN.search(low[max(0, m.start - 60):max(0, m.start - 30) + pm.start(1)])) and \
                     any(c.holds and c.atom.predicate in ("on", "in") and c.atom.args[1] in m.objects
                         and c.atom.args[0] in src.objects for src in lex.mentions(sc.group(1)) for c in cands):
                 continue  # (round 15) "from the box on the shelf": where the box is, no destination
-            if self.options.dest_locators and (there := self._locates_dest(low, max(0, m.start - 30) + pm.start(1),
+            if self.options.rule("dest_locators") and (there := self._locates_dest(low, max(0, m.start - 30) + pm.start(1),
                                                                            m, cands, lex)):
                 # (round 16) "into the box on the counter": where the box is, no destination; of
                 # several boxes, the one there
@@ -2046,10 +1513,10 @@ class GoalSearcher:
             kind = _PREP_KIND.get(re.sub(r"\s+", " ", pm.group(1)).removeprefix("back "), "")
             for o in hit:
                 dests[o] = kind
-            if self.options.put_back and pm.group(1).startswith("back"):
+            if self.options.rule("put_back") and pm.group(1).startswith("back"):
                 back |= hit
             last = set(hit)
-        if self.options.fill_from:
+        if self.options.rule("fill_from"):
             out += self._fill_from(low, cands, lex)
         if not dests:
             return out
@@ -2067,14 +1534,14 @@ class GoalSearcher:
             kind = dests[a[1]]
             pred = "in" if c.atom.predicate == "liquid_in" else c.atom.predicate  # (milk into the bowl)
             if not kind or kind == pred or (a[0], a[1], kind) not in has:
-                out[i] += self.options.w_dest
-            if not kind and self.options.usual_placing and pred in ("in", "on") and \
+                out[i] += self.options.weights.dest
+            if not kind and self.options.rule("usual_placing") and pred in ("in", "on") and \
                     (a[0], a[1], "on" if pred == "in" else "in") in has and usual.get(a[1]) == pred:
-                out[i] += 0.5 * self.options.w_dest  # (round 20) "over to my desk": on it, as things are now
+                out[i] += 0.5 * self.options.weights.dest  # (round 20) "over to my desk": on it, as things are now
         for i, c in enumerate(cands):  # (round 16) not onto the place that only says where
             if locators and c.atom.predicate in placing and len(c.atom.args) == 2 and c.atom.args[1] in locators \
                     and not c.holds:
-                out[i] -= self.options.w_dest
+                out[i] -= self.options.weights.dest
         return out
 
     def _which_one(self, text: str, cands, lex: Lexicon) -> np.ndarray:
@@ -2098,7 +1565,7 @@ class GoalSearcher:
             rest = low[m.end:]
             place: set[str] = set()
             lm = _LOCATED_AFTER.match(rest)
-            am = _APPOSITIVE_PLACE.match(rest) if lm is None and self.options.which_appositive else None
+            am = _APPOSITIVE_PLACE.match(rest) if lm is None and self.options.rule("which_appositive") else None
             nxt = next((j for j in range(k + 1, len(ms)) if ms[j].start >= m.end + am.end() - 1), None) \
                 if am is not None else None  # (past "the one", which may be a mention itself)
             if lm and k + 1 < len(ms) and ms[k + 1].start <= m.end + lm.end() + 1:
@@ -2127,16 +1594,16 @@ class GoalSearcher:
                 a = c.atom.args
                 if c.atom.predicate in ("on", "in") and len(a) == 2 and a[1] in others and a[0] in picked[k] \
                         and (not kind or kind == c.atom.predicate):
-                    out[i] += self.options.w_dest
+                    out[i] += self.options.weights.dest
             targets |= others
         if excluded:
             for i, c in enumerate(cands):
                 if c.focus in excluded or (c.atom.predicate in ("on", "in") and len(c.atom.args) == 2
                                            and c.atom.args[1] in excluded - targets):
-                    out[i] -= self.options.w_dest
+                    out[i] -= self.options.weights.dest
                 elif c.atom.predicate in ("on", "in") and len(c.atom.args) == 2 and c.atom.args[1] in locators \
                         and not c.holds:
-                    out[i] -= self.options.w_dest  # "the box that's on the table": not onto the table
+                    out[i] -= self.options.weights.dest  # "the box that's on the table": not onto the table
         return out
 
     def _fill_from(self, low: str, cands, lex: Lexicon) -> np.ndarray:
@@ -2158,15 +1625,15 @@ class GoalSearcher:
                 if c.atom.predicate != "liquid_in" or len(a) != 2 or c.holds:
                     continue
                 if a[1] in vessel and (not source or a[0] in held or a[0] in source):
-                    out[i] += self.options.w_dest
+                    out[i] += self.options.weights.dest
                 elif a[1] in source - vessel:
-                    out[i] -= self.options.w_dest
+                    out[i] -= self.options.weights.dest
         return out
 
     def _dest_locators(self, text: str, cands, lex: Lexicon) -> set[str]:
         """The places ``text`` names only to say where a destination is ("in the basket on the
         worktop": the worktop), by ``_locates_dest`` (round 16, ``dest_locators``)."""
-        if not self.options.dest_locators:
+        if not self.options.rule("dest_locators"):
             return set()
         low = text.lower()
         out: set[str] = set()
@@ -2201,7 +1668,7 @@ class GoalSearcher:
                 continue
             for i, c in enumerate(cands):
                 if any(a in taken for a in c.atom.args):
-                    out[i] -= 2 * self.options.w_mention
+                    out[i] -= 2 * self.options.weights.mention
         return out
 
     def _lid(self, cl: str, chosen, cands, lex: Lexicon) -> Optional[int]:
@@ -2269,9 +1736,9 @@ class GoalSearcher:
         verb after "to" is what the person will do ("I want to slice the bread")."""
         out = np.zeros(len(cands))
         said = text.lower()
-        if self.options.state_descriptors:  # "put the clean mugs away": an adjective, no state asked
+        if self.options.rule("state_descriptors"):  # "put the clean mugs away": an adjective, no state asked
             said = STATE_ADJ.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), said)
-        if self.options.instruments:  # round 6: a verb in a class name is no verb ("the rinse jar")
+        if self.options.rule("instruments"):  # round 6: a verb in a class name is no verb ("the rinse jar")
             for m in reversed(lex.mentions_simple(text)):
                 said = said[:m.start] + " " * (m.end - m.start) + said[m.end:]
         low = " " + " ".join(_WORD.findall(said)) + " "
@@ -2285,7 +1752,7 @@ class GoalSearcher:
             set(pronoun_refs)
         if not named:
             return out
-        if self.options.vessel_contents and "liquid_in/focus" in preds:
+        if self.options.rule("vessel_contents") and "liquid_in/focus" in preds:
             # "put the milk in the fridge": a named place no liquid is poured into takes the vessel
             pourable = {c.atom.args[1] for c in cands if c.atom.predicate == "liquid_in" and len(c.atom.args) == 2}
             poured = {c.atom.args[0] for c in cands if c.atom.predicate == "liquid_in" and c.atom.args}
@@ -2295,21 +1762,21 @@ class GoalSearcher:
                 if not preds:
                     return out
         liquids: set[str] = set()
-        if self.options.vessel_contents and preds & _LIQUID_STATES:  # "boil the kettle": the water in it
+        if self.options.rule("vessel_contents") and preds & _LIQUID_STATES:  # "boil the kettle": the water in it
             liquids = {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
                        and len(c.atom.args) == 2 and c.atom.args[1] in named}
-        if self.options.instruments and preds & {"wet", "clean"} and not _PUT.search(said):
+        if self.options.rule("instruments") and preds & {"wet", "clean"} and not _PUT.search(said):
             # "dip the cloth in the jar", "wash the apple in the sink": not a placement of it
             for i, c in enumerate(cands):
                 if c.atom.predicate in ("in", "on") and c.focus in named:
-                    out[i] -= 0.5 * self.options.w_state
+                    out[i] -= 0.5 * self.options.weights.state
         for i, c in enumerate(cands):
-            if c.holds and not (self.options.multistep_refs and c.atom.predicate in ("opened", "closed")):
+            if c.holds and not (self.options.rule("multistep_refs") and c.atom.predicate in ("opened", "closed")):
                 continue  # a door or lid a clause closes may be opened on the way ("... and close the fridge")
             if (c.atom.predicate in preds and any(a in named for a in c.atom.args)) or \
                     (c.atom.predicate + "/focus" in preds and c.focus in named) or \
                     (c.atom.predicate in preds & _LIQUID_STATES and c.focus in liquids):
-                out[i] = self.options.w_state
+                out[i] = self.options.weights.state
         return out
 
     def _need_mode(self, text: str, an: Optional[Analysis], cands, view: SceneView,
@@ -2318,11 +1785,11 @@ class GoalSearcher:
         statement names is what it asks for only after "I'd like", "could use", ... ."""
         out = np.zeros(len(cands))
         lacked = {o for m in an.mentions if not m.category and missing(text, m.start, m.end) for o in m.objects} \
-            if an is not None and self.options.missing_asked else set()
-        context = {o for m in an.mentions if not m.category and not wanted(text, m.start, self.options.have_any, self.options.want_modifiers)
+            if an is not None and self.options.rule("missing_asked") else set()
+        context = {o for m in an.mentions if not m.category and not wanted(text, m.start, self.options.rule("have_any"), self.options.rule("want_modifiers"))
                    for o in m.objects} - lacked \
             if an is not None else set()
-        if an is not None and self.options.cause_context:  # (round 14) "sticky after that fruit": the cause
+        if an is not None and self.options.rule("cause_context"):  # (round 14) "sticky after that fruit": the cause
             context |= _caused(text, an)
         # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
         # bars for the kids", "one cup in the fridge please"), unlike a subject ("the trowel left
@@ -2333,7 +1800,7 @@ class GoalSearcher:
         if an is not None and _INTENT.search(text):  # "I want to watch a film on my laptop": the means
             asked |= {o for m in an.mentions if not m.category
                       and _MEANS_BEFORE.search(text[max(0, m.start - 12):m.start]) for o in m.objects}
-        if an is not None and self.options.hungry_named and lex is not None and lex.is_a is not None:
+        if an is not None and self.options.rule("hungry_named") and lex is not None and lex.is_a is not None:
             # (round 23) "I'm starving and my salad's still in the fridge": the salad is asked for
             low = text.lower().replace("’", "'")  # (in the sentence that says the hunger)
             said = [sent.span() for sent in _SENTENCE.finditer(low) if _HUNGRY.search(sent.group(0))]
@@ -2343,33 +1810,33 @@ class GoalSearcher:
             asked |= hungry
         else:
             hungry = set()
-        if an is not None and self.options.counted_asked:  # (round 9) "only one knife please", "one rod'll do"
+        if an is not None and self.options.rule("counted_asked"):  # (round 9) "only one knife please", "one rod'll do"
             asked |= {o for m in an.mentions if not m.category
                       and _COUNTED_BEFORE.search(text[max(0, m.start - 30):m.start].lower()) for o in m.objects}
-        w_context = self.options.w_context
+        w_context = self.options.weights.context
         smelled = {o for m in an.mentions if _SMELL_OF.search(text[max(0, m.start - 30):m.start].lower())
-                   for o in m.objects} if an is not None and self.options.smell_cause else set()
-        if smelled and self.options.smell_kin:  # (round 20) "the fumes off the wax": the wax blocks too
+                   for o in m.objects} if an is not None and self.options.rule("smell_cause") else set()
+        if smelled and self.options.rule("smell_kin"):  # (round 20) "the fumes off the wax": the wax blocks too
             words = {w for o in smelled for w in view.cls(o).split("_")}
             smelled |= {o for o, cls in view.objects.items() if cls.split("_")[0] in words}
         smelt = with_vessels(smelled, view) - asked
         for i, c in enumerate(cands):
             if c.focus in smelt:  # (round 18) "it reeks of varnish": the varnish is the cause, nothing asked of it
-                out[i] -= 2 * self.options.w_mention + w_context
+                out[i] -= 2 * self.options.weights.mention + w_context
                 continue
             if c.focus in (lacked | hungry) and c.frame == "inhand/?/human":  # (round 20) what the person lacks
-                out[i] += self.options.w_need_mode + w_context
+                out[i] += self.options.weights.need_mode + w_context
                 continue
             strong = w_context if c.focus not in asked else 0.0
             if strong and c.focus in context and c.frame == "inhand/?/robot":
-                out[i] -= self.options.w_need_mode + strong  # (round 8) nor the robot's hand
+                out[i] -= self.options.weights.need_mode + strong  # (round 8) nor the robot's hand
             elif c.frame == "inhand/?/human":
                 if c.focus in context:
                     # cancels the bonus for a named object; round 8: and the words' closeness to it
                     # ("hands caked in clay", "nothing to eat this salad with": not the clay, the salad)
-                    out[i] -= 2 * self.options.w_mention + strong
+                    out[i] -= 2 * self.options.weights.mention + strong
             elif not c.meets_need or c.holds:
-                out[i] -= self.options.w_need_mode  # (a need asks for a change: not what holds now)
+                out[i] -= self.options.weights.need_mode  # (a need asks for a change: not what holds now)
         return out
 
     def _negated_kinds(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
@@ -2389,7 +1856,7 @@ class GoalSearcher:
         ruled = {o for row in sims for o, v in zip(things, row) if v >= 0.5 and v >= row.max() - 0.1}
         for i, c in enumerate(cands):
             if c.frame == "inhand/?/human" and c.focus in ruled:
-                out[i] -= 2 * self.options.w_mention + self.options.w_context
+                out[i] -= 2 * self.options.weights.mention + self.options.weights.context
         return out
 
     @staticmethod
@@ -2438,14 +1905,14 @@ class GoalSearcher:
                 continue
             if _DIRTY.search(text[ms[0].end:sent.end()].lower().replace("’", "'")):
                 dirty |= ms[0].objects
-            elif self.options.dirt_there:  # (round 23) "there's a sticky ring in my glass"
+            elif self.options.rule("dirt_there"):  # (round 23) "there's a sticky ring in my glass"
                 said = _DIRT_THERE.search(text[sent.start():sent.end()].lower().replace("’", "'"))
                 after = [m for m in ms if said is not None and m.start >= sent.start() + said.end()]
                 if after:
                     dirty |= after[0].objects
         for i, c in enumerate(cands):
             if c.atom.predicate == "clean" and c.focus in dirty and not c.holds:
-                out[i] += self.options.w_need_mode + self.options.w_mention
+                out[i] += self.options.weights.need_mode + self.options.weights.mention
         return out
 
     def _milk_added(self, instruction: str, an: Optional[Analysis], cands, view: SceneView, lex: Lexicon) -> np.ndarray:
@@ -2465,7 +1932,7 @@ class GoalSearcher:
         for i, c in enumerate(cands):
             a = c.atom.args
             if c.atom.predicate == "liquid_in" and len(a) == 2 and a[0] in milks and a[1] in targets and not c.holds:
-                out[i] += 2 * self.options.w_need_mode + self.options.w_mention
+                out[i] += 2 * self.options.weights.need_mode + self.options.weights.mention
         return out
 
     def _floor_tools(self, instruction: str, cands, view: SceneView) -> np.ndarray:
@@ -2484,7 +1951,7 @@ class GoalSearcher:
                 continue
             words = _class_words(view, c.focus)
             if words & (_MOPS if wet else _SWEEPERS):  # (a broom is no help with juice on the rug)
-                out[i] += self.options.w_need_mode
+                out[i] += self.options.weights.need_mode
         return out
 
     def _foul_liquid(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
@@ -2512,9 +1979,9 @@ class GoalSearcher:
         for i, c in enumerate(cands):
             a = c.atom.args
             if c.atom.predicate == "liquid_in" and len(a) == 2 and a[0] in foul and a[1] in drains and not c.holds:
-                out[i] += self.options.w_need_mode + self.options.w_mention
+                out[i] += self.options.weights.need_mode + self.options.weights.mention
             elif c.atom.predicate == "liquid_warm" and a and a[0] in foul:  # (not a drink gone cold)
-                out[i] -= self.options.w_need_mode
+                out[i] -= self.options.weights.need_mode
         return out
 
     def _watered(self, text: str, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
@@ -2533,7 +2000,7 @@ class GoalSearcher:
             a = c.atom.args
             if c.atom.predicate == "liquid_in" and len(a) == 2 and a[1] in vessels and view.cls(a[0]) == "water" \
                     and not c.holds:  # (a need statement's handing over of the watering can is outweighed)
-                out[i] += 2 * self.options.w_need_mode + self.options.w_mention
+                out[i] += 2 * self.options.weights.need_mode + self.options.weights.mention
         return out
 
     def _cold_named(self, instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
@@ -2547,7 +2014,7 @@ class GoalSearcher:
         cold |= {a.args[0] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in cold}
         for i, c in enumerate(cands):
             if c.atom.predicate in ("liquid_warm", "warm") and c.atom.args and c.atom.args[0] in cold and not c.holds:
-                out[i] += self.options.w_need_mode + self.options.w_mention
+                out[i] += self.options.weights.need_mode + self.options.weights.mention
         return out
 
     def _disposal(self, instruction: str, an: Optional[Analysis], cands, view: SceneView) -> np.ndarray:
@@ -2558,10 +2025,10 @@ class GoalSearcher:
         if not bins:
             return out
         if disposal_said(instruction):
-            if self.options.disposal_asked and _THROW_AWAY.search(instruction.lower().replace("’", "'")):
+            if self.options.rule("disposal_asked") and _THROW_AWAY.search(instruction.lower().replace("’", "'")):
                 for i, c in enumerate(cands):  # (round 24) asked for in words, not by the bin's name
                     if c.atom.predicate == "in" and len(c.atom.args) == 2 and c.atom.args[1] in bins:
-                        out[i] += self.options.w_disposal
+                        out[i] += self.options.weights.disposal
             return out
         # (named by its own name or a synonym: "the cans" is no trash can)
         if an is not None:
@@ -2569,7 +2036,7 @@ class GoalSearcher:
         for i, c in enumerate(cands):
             a = c.atom.args
             if c.atom.predicate == "in" and len(a) == 2 and a[1] in bins:
-                out[i] -= self.options.w_disposal
+                out[i] -= self.options.weights.disposal
         return out
 
     def _spill(self, an: Analysis, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
@@ -2580,9 +2047,9 @@ class GoalSearcher:
         wipers = lex.function_words.get("clean", (None, frozenset()))[1]
         for i, c in enumerate(cands):
             if c.focus in spilled and c.focus not in wipers:
-                out[i] -= self.options.w_spill
+                out[i] -= self.options.weights.spill
             elif c.frame == "inhand/?/human" and c.focus in wipers:
-                out[i] += self.options.w_spill
+                out[i] += self.options.weights.spill
         return out
 
     @staticmethod
@@ -2602,7 +2069,7 @@ class GoalSearcher:
                 continue
             cls = view.cls(c.atom.args[0])
             if any(c.atom.predicate == p and (cls == k or cls.endswith("_" + k)) for p, k in states):
-                out[i] += self.options.w_need_state
+                out[i] += self.options.weights.need_state
         return out
 
     def _left_out(self, an: Analysis, cands, view: SceneView) -> np.ndarray:
@@ -2616,7 +2083,7 @@ class GoalSearcher:
         for i, c in enumerate(cands):
             a = c.atom.args
             if c.atom.predicate == "in" and len(a) == 2 and a[0] in named and a[1] in cold and not c.holds:
-                out[i] += self.options.w_left_out
+                out[i] += self.options.weights.left_out
         return out
 
     @staticmethod
@@ -2724,7 +2191,7 @@ class GoalSearcher:
             return out
         for i, c in enumerate(cands):
             if c.frame == "inhand/?/human" and c.focus in members:
-                out[i] = self.options.w_need
+                out[i] = self.options.weights.need
         return out
 
     @staticmethod
@@ -2750,7 +2217,7 @@ class GoalSearcher:
         ``kept_places`` (round 12), where the instruction says to leave them when that is not
         where they are now ("bring the fruit bowl over but leave the orange on the shelf": the
         orange comes out of the bowl onto the shelf)."""
-        said = self._kept_places(instruction, an, view, cands, lex) if self.options.kept_places else {}
+        said = self._kept_places(instruction, an, view, cands, lex) if self.options.rule("kept_places") else {}
         out = []
         for o in sorted(an.kept):
             if o in said:
