@@ -27,9 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 import results_archive  # a sibling script (benchmarks/ is sys.path[0] when run as a script)
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"

@@ -93,7 +93,7 @@ def test_clear_off_with_a_destination_is_a_placing(encoder, room):
 
 def test_counted_things_needs_the_definite_article():
     # "take two things off the rack": any two, not everything there
-    from groundplan.methods.small_model.search import _COUNTED_THINGS
+    from groundplan.methods.small_model.normalise import _COUNTED_THINGS
 
     assert _COUNTED_THINGS.search("bring the two things on the coffee table over")
     assert _COUNTED_THINGS.search("move both items on the shelf")
@@ -112,7 +112,7 @@ def test_leaving_open_asked_for_is_no_closing(encoder, kitchen):
 
 def test_empty_into_needs_a_liquid(encoder, room):
     # the bowl holds no liquid: "empty" stays a placing word, not a pouring
-    from groundplan.methods.small_model.search import _EMPTY_INTO
+    from groundplan.methods.small_model.normalise import _EMPTY_INTO
 
     assert _EMPTY_INTO.search("empty the bowl into the pot")
     assert all(a.predicate != "liquid_in" for a in _top(encoder, room, "empty the bowl into the pot"))

@@ -13,6 +13,7 @@ from goalsearch_util import searcher as _searcher
 from goalsearch_util import top as _top
 
 from groundplan.knowledge.embedding import vocabulary_words
+from groundplan.methods.small_model import cues
 from groundplan.methods.small_model.mentions import compound_head
 from groundplan.sim.pipeline import build
 
@@ -46,12 +47,12 @@ def test_everything_out_of_a_place_is_its_contents(encoder, shed):
 def test_a_clause_is_about_its_own_object_not_its_source(encoder, shed):
     searcher = _searcher(encoder)
     _, cands, _, _, lex = searcher.scene(shed.domain, shed.problem)
-    focus = searcher._clause_focus("take a seed packet out of the seed tin", cands, lex)
+    focus = cues.clause_focus(searcher, "take a seed packet out of the seed tin", cands, lex)
     by = {c.atom: f for c, f in zip(cands, focus)}
     assert by[A("inhand", "seed_packet0", "human0")] == 0.0
     assert by[A("inhand", "seed_tin0", "human0")] < 0  # the source
     assert by[A("inhand", "towel0", "human0")] < 0  # not named in the clause
-    assert not searcher._clause_focus("pass it to me", cands, lex).any()  # a pronoun's own rules
+    assert not cues.clause_focus(searcher, "pass it to me", cands, lex).any()  # a pronoun's own rules
 
 
 def test_a_compound_is_named_by_its_head(encoder, shed):

@@ -91,7 +91,7 @@ def test_a_gapped_clause_is_no_conjunct(encoder, shop):
     ("put the tubes on the workbench, not in the drawer", "put the tubes on the workbench, not in the drawer"),
 ])
 def test_a_correction_is_read_as_the_placing_asked_for(said, expected):
-    from groundplan.methods.small_model.search import _corrected
+    from groundplan.methods.small_model.normalise import _corrected
     assert _corrected(said) == expected
 
 
@@ -112,7 +112,7 @@ def test_the_corrected_placing_moves_the_things_of_the_negated_one(encoder, shop
      "take everything off the workbench and put it on the counter"),
 ])
 def test_taken_then_put_rewrite(said, expected):
-    from groundplan.methods.small_model.search import _taken_then_put
+    from groundplan.methods.small_model.normalise import _taken_then_put
     assert _taken_then_put(said) == expected
 
 

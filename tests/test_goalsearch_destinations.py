@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from groundplan.methods.small_model import cues, scoring
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
@@ -48,14 +49,14 @@ def test_a_wish_with_a_destination_is_a_placement(encoder, kitchen):
 def test_not_destinations(encoder, kitchen, instruction, absent):
     searcher = GoalSearcher(encoder)
     view, cands, _, _, lex = searcher.scene(kitchen.domain, kitchen.problem)
-    bonus = searcher._dest_bonus(instruction, cands, lex)
+    bonus = cues.dest_bonus(searcher, instruction, cands, lex)
     assert not any(bonus[i] for i, c in enumerate(cands) if c.atom == absent)
 
 
 def test_liquid_into_a_container(encoder, kitchen):
     searcher = GoalSearcher(encoder)
     _, cands, _, _, lex = searcher.scene(kitchen.domain, kitchen.problem)
-    bonus = searcher._dest_bonus("tip the water into the cup", cands, lex)
+    bonus = cues.dest_bonus(searcher, "tip the water into the cup", cands, lex)
     got = {c.atom for i, c in enumerate(cands) if bonus[i] > 0}
     assert Atom("liquid_in", ("water0", "cup0")) in got
     assert not any(a.predicate == "on" for a in got)
@@ -66,12 +67,12 @@ def test_destinations_switch_off(encoder, workshop, monkeypatch):
         raise AssertionError("destination bonus computed with destinations=False")
 
     off = GoalSearcher(encoder, options=SearchOptions.of(destinations=False))
-    monkeypatch.setattr(off, "_dest_bonus", boom)
+    monkeypatch.setattr(cues, "dest_bonus", boom)
     res = off.search("tidy every tool off the bench into the cabinet, then close the cabinet", workshop.domain,
                      workshop.problem)
     assert res.goals
     on = GoalSearcher(encoder)
-    monkeypatch.setattr(on, "_dest_bonus", boom)
+    monkeypatch.setattr(cues, "dest_bonus", boom)
     with pytest.raises(AssertionError):
         on.search("the glue gun goes into the cabinet", workshop.domain, workshop.problem)
 
@@ -118,7 +119,7 @@ def test_second_best_phrase_breaks_shared_phrase_ties(encoder):
     q = np.array([1.0, 0.0])
     emb = np.array([[0.9, 0.1], [0.2, 0.9], [0.9, 0.1], [0.7, 0.6]])
     owner = np.array([0, 0, 1, 1])
-    tied = GoalSearcher(encoder, options=SearchOptions.of(w_second=0.0))._atom_scores(q, emb, owner, 2)
+    tied = scoring.atom_scores(GoalSearcher(encoder, options=SearchOptions.of(w_second=0.0)), q, emb, owner, 2)
     assert tied[0] == tied[1]
-    s = searcher._atom_scores(q, emb, owner, 2)
+    s = scoring.atom_scores(searcher, q, emb, owner, 2)
     assert s[1] > s[0]

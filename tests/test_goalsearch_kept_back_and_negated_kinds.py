@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from goalsearch_util import A, searcher
 
+from groundplan.methods.small_model import completions
 from groundplan.methods.small_model.mentions import analyze
-from groundplan.methods.small_model.search import _into_opened
+from groundplan.methods.small_model.normalise import _into_opened
 from groundplan.pddl.formula import Not
 from groundplan.sim.pipeline import build
 
@@ -57,8 +58,8 @@ def test_a_place_moved_whole_only_with_moved_unkept(encoder, shop):
     said = "Clear the workbench into the box."
     an = analyze(said, view, lex, keep=True)
     possible = {c.atom for c in cands}
-    assert s._moved_contents(said, an, view, lex, possible) is None
-    moved = set(s._moved_contents(said, an, view, lex, possible, opts_unkept=True))
+    assert completions.moved_contents(said, an, view, lex, possible) is None
+    moved = set(completions.moved_contents(said, an, view, lex, possible, opts_unkept=True))
     assert moved == {A("in", o, "box0") for o in ("hammer0", "screwdriver0", "tape0", "ruler0", "glue0")}
 
 

@@ -12,7 +12,7 @@ from goalsearch_util import A
 from goalsearch_util import top as _top
 
 from groundplan.methods.small_model.needs import paraphrase_needs, plain_idioms
-from groundplan.methods.small_model.search import _along_with
+from groundplan.methods.small_model.normalise import _along_with
 from groundplan.sim.pipeline import build
 
 DATA = Path(__file__).resolve().parent / "data" / "scenes"

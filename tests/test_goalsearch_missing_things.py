@@ -13,6 +13,7 @@ import pytest
 from goalsearch_util import A, searcher
 from goalsearch_util import top as _top
 
+from groundplan.methods.small_model import cues, need_cues
 from groundplan.methods.small_model.needs import missing, none_here
 from groundplan.sim.pipeline import build
 
@@ -78,7 +79,7 @@ def test_smell_kin_leaves_out_things_of_the_smell(encoder, study):
     # the glue stick is of the glue's kind: need mode scores handing it over down only with the option
     k = next(i for i, c in enumerate(cands) if str(c.atom) == "(inhand glue_stick0 human0)")
     a = analyze(said, view, lex)
-    assert on._need_mode(said, a, cands, view)[k] < off._need_mode(said, a, cands, view)[k]
+    assert need_cues.need_mode(on, said, a, cands, view)[k] < need_cues.need_mode(off, said, a, cands, view)[k]
     assert A("opened", "window0") in _top(encoder, study, said)
 
 
@@ -91,7 +92,7 @@ def test_kind_rest_counts_the_rest_of_a_kind_as_named(encoder, study):
     a = analyze(said, view, lex, negation=True)
     assert "knife0" in a.excluded
     k = next(i for i, c in enumerate(cands) if str(c.atom) == "(inhand fork0 human0)")
-    assert on._mention_bonus(a, cands, view)[k] > off._mention_bonus(a, cands, view)[k]
+    assert cues.mention_bonus(on, a, cands, view)[k] > cues.mention_bonus(off, a, cands, view)[k]
     assert _top(encoder, study, said) == {A("inhand", "fork0", "human0")}
 
 
@@ -100,7 +101,7 @@ def test_usual_placing_breaks_the_tie_of_to_as_things_are_placed_now(encoder, st
     on, off = searcher(encoder), searcher(encoder, usual_placing=False)
     view, cands, _, _, lex = on.scene(study.domain, study.problem)
     said = "Take the apple to the cabinet."
-    b_on, b_off = on._dest_bonus(said, cands, lex), off._dest_bonus(said, cands, lex)
+    b_on, b_off = cues.dest_bonus(on, said, cands, lex), cues.dest_bonus(off, said, cands, lex)
     i_on = next(i for i, c in enumerate(cands) if str(c.atom) == "(on apple0 cabinet0)")
     i_in = next(i for i, c in enumerate(cands) if str(c.atom) == "(in apple0 cabinet0)")
     assert b_on[i_on] > b_on[i_in] and b_off[i_on] == b_off[i_in]

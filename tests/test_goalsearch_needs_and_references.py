@@ -160,7 +160,7 @@ def test_speech_words_are_strings():
 
 
 def test_spare_is_an_adjective_not_the_verb_empty():
-    from groundplan.methods.small_model.search import _EMPTY_ONE
+    from groundplan.methods.small_model.cues import _EMPTY_ONE
 
     assert _EMPTY_ONE.search("tip the nuts into the spare ")
     assert _EMPTY_ONE.search("hand me an empty ")

@@ -11,6 +11,7 @@ from goalsearch_util import A
 from goalsearch_util import searcher as _searcher
 from goalsearch_util import top as _top
 
+from groundplan.methods.small_model import structures
 from groundplan.sim.pipeline import build
 
 DEN = str(Path(__file__).resolve().parent / "data" / "scenes" / "den.yaml")
@@ -52,8 +53,8 @@ def test_plural_nouns_in_a_row_are_no_compound(encoder, den):
 def test_a_clause_of_only_but_or_thanks_is_dropped(encoder, den):
     lex = _searcher(encoder).scene(den.domain, den.problem)[4]
     clauses = ("put the plate in the box", "but.", "thanks")
-    assert _searcher(encoder)._rewrite_clauses(clauses, lex) == ("put the plate in the box",)
-    assert len(_searcher(encoder, empty_clauses=False)._rewrite_clauses(clauses, lex)) == 3
+    assert structures.rewrite_clauses(_searcher(encoder), clauses, lex) == ("put the plate in the box",)
+    assert len(structures.rewrite_clauses(_searcher(encoder, empty_clauses=False), clauses, lex)) == 3
 
 
 def test_a_courtesy_clause_leaves_one_clause_with_its_state_verb(encoder, den):

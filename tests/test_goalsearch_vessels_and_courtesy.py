@@ -12,7 +12,7 @@ import pytest
 from goalsearch_util import A
 from goalsearch_util import top as _top
 
-from groundplan.methods.small_model.search import _without_courtesy
+from groundplan.methods.small_model.normalise import _without_courtesy
 from groundplan.sim.pipeline import build
 from groundplan.world.yaml_io import parse_yaml_scene
 

@@ -32,12 +32,21 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
 from groundplan.errors import ConfigError, did_you_mean
-from groundplan.knowledge.lexicon import (  # noqa: F401  (the dictionary's word: knowledge/lexicon.py)
-    BEVERAGE as _BEVERAGE, CONTAINER_WORDS as _CONTAINER_WORDS, CUTTING_WORDS as _CUTTING_WORDS,
-    DRINK_VESSELS as _DRINK_VESSELS, FIXED_WORDS as _FIXED_WORDS, FOOD_LEXFILE as _FOOD_LEXFILE,
-    NEUTRAL_WORDS as _NEUTRAL_WORDS, PORTABLE_WORDS as _PORTABLE_WORDS, POURING_WORDS as _POURING_WORDS,
-    Kind as _Kind, an as _an, drink_vessel, holds_undrinkable, ingestion_checked, is_container as _is_container, kind_of as _kind,
-    portable, supports)
+from groundplan.knowledge.lexicon import BEVERAGE as _BEVERAGE  # noqa: F401  (the dictionary's word: knowledge/lexicon.py)
+from groundplan.knowledge.lexicon import CONTAINER_WORDS as _CONTAINER_WORDS
+from groundplan.knowledge.lexicon import CUTTING_WORDS as _CUTTING_WORDS
+from groundplan.knowledge.lexicon import POURING_WORDS as _POURING_WORDS
+from groundplan.knowledge.lexicon import Kind as _Kind
+from groundplan.knowledge.lexicon import an as _an
+from groundplan.knowledge.lexicon import (
+    drink_vessel,
+    holds_undrinkable,
+    ingestion_checked,
+    portable,
+    supports,
+)
+from groundplan.knowledge.lexicon import is_container as _is_container
+from groundplan.knowledge.lexicon import kind_of as _kind
 from groundplan.knowledge.oam import OAM
 from groundplan.schemas import yaml_lines as yaml_fast
 
