@@ -60,8 +60,9 @@ def load_records() -> list[dict]:
 class LLMs:
     """One LLM per row kind, built on first use."""
 
-    def __init__(self, threads: int):
+    def __init__(self, threads: int, model: str = ""):
         self.threads = threads
+        self.model = model  # the embedded rows' model ("" = the bundled default)
         self._made: dict[str, Any] = {}
         self.workaround = False
 
@@ -69,7 +70,12 @@ class LLMs:
         if spec == "none":
             return None
         if spec not in self._made:
-            if spec == "embedded":
+            if spec == "embedded" and self.model:
+                from groundplan.llm import LLMConfig, build_llm
+
+                self._made[spec] = build_llm(LLMConfig(backend="embedded", model=self.model, n_threads=self.threads,
+                                                       cache=True))
+            elif spec == "embedded":
                 from saycan_llm import embedded_llm
 
                 self._made[spec], self.workaround = embedded_llm(self.threads, cache=True)
@@ -80,6 +86,72 @@ class LLMs:
                 backend, _, model = spec.partition(":")
                 self._made[spec] = build_llm(LLMConfig(backend=backend, model=model or None, cache=False))
         return self._made[spec]
+
+
+def model_label(label: str, model: str) -> str:
+    """The row of an embedded-model method on a model other than the default."""
+    return f"{label} [{model}]" if model else label
+
+
+def rows_for(model: str) -> list[Any]:
+    """ROWS, with the embedded rows on ``model`` (their labels name it) when one is given."""
+    from dataclasses import replace
+
+    from groundplan.bench.adapters import ROWS
+
+    return [replace(r, label=model_label(r.label, model)) if model and r.kind == "embedded" else r for r in ROWS]
+
+
+def report_rows(recs: list[dict]) -> list[Any]:
+    """ROWS, each embedded row followed by its rows on the local models that have records."""
+    from dataclasses import replace
+
+    from groundplan.bench.adapters import ROWS
+
+    models = sorted({r["model"] for r in recs if r.get("model")})
+    out = []
+    for r in ROWS:
+        out.append(r)
+        if r.kind == "embedded":
+            out += [replace(r, label=model_label(r.label, m)) for m in models
+                    if any(x["row"] == model_label(r.label, m) for x in recs)]
+    return out
+
+
+def import_methods(args: argparse.Namespace) -> None:
+    """Copy the episodes of benchmarks/local_models_methods.py (each method on its own benchmark,
+    per local model) into the cross-table as the rows on ``--model``: the first ``--n-embedded``
+    tasks of that run's seeded sample in every cell it ran (a method's own benchmark only)."""
+    import results_archive
+
+    from groundplan.bench.adapters import ROWS
+
+    path = OUT.parent / "llm" / "methods" / "episodes.jsonl"
+    rows = [json.loads(x) for x in results_archive.read_text(path).splitlines() if x.strip()]
+    have = {(r["row"], r["dataset"], r["task_id"]) for r in load_records()}
+    by_method = {r.method: r for r in ROWS if r.kind == "embedded"}
+    added = 0
+    per_cell: dict[tuple[str, str], int] = defaultdict(int)
+    with EPISODES.open("a", encoding="utf-8") as fh:
+        for e in rows:
+            row = by_method.get(e["method"])
+            if row is None or e["model"] != args.model:
+                continue
+            label = model_label(row.label, args.model)
+            if per_cell[(label, e["dataset"])] >= args.n_embedded or (label, e["dataset"], e["task_id"]) in have:
+                continue
+            per_cell[(label, e["dataset"])] += 1
+            err = e.get("error") if e["status"] in ("error", "crash", "task_timeout", "invalid", "unsupported") else None
+            rec = {"row": label, "method": e["method"], "llm": "embedded", "kind": "embedded", "model": args.model,
+                   "dataset": e["dataset"], "task_id": e["task_id"], "seconds": e["seconds"], "workaround": False,
+                   "status": "timeout" if e["status"] == "task_timeout" else e["status"], "success": e["success"],
+                   "gcr": e.get("gcr"), "calls": e.get("calls") or 0,
+                   "tokens": (e.get("prompt_tokens") or 0) + (e.get("completion_tokens") or 0), "error": err,
+                   "source": "local_models_methods.py"}
+            fh.write(json.dumps(rec) + "\n")
+            added += 1
+    print(f"--import-methods: {added} episodes of {args.model} copied from {path.relative_to(OUT.parent.parent.parent)}",
+          flush=True)
 
 
 def row_labels(arg: str, labels: list[str]) -> set[str]:
@@ -100,10 +172,10 @@ def row_labels(arg: str, labels: list[str]) -> set[str]:
 
 def redo(args: argparse.Namespace) -> None:
     """Remove the selected cells' records from episodes.jsonl (``--rows`` / ``--datasets`` /
-    ``--kinds`` select them, as for a run)."""
-    from groundplan.bench.adapters import ROWS
+    ``--kinds`` / ``--model`` select them, as for a run)."""
 
     kinds = set(args.kinds.split(","))
+    ROWS = rows_for(args.model)  # noqa: N806
     wanted = row_labels(args.rows, [r.label for r in ROWS]) if args.rows else None
     labels = {r.label for r in ROWS if r.kind in kinds and (wanted is None or r.label in wanted)}
     datasets = set(args.datasets.split(",")) if args.datasets else None
@@ -114,16 +186,17 @@ def redo(args: argparse.Namespace) -> None:
 
 
 def run_cells(args: argparse.Namespace) -> None:
-    from groundplan.bench.adapters import DATASETS, ROWS, Adapter, cell
+    from groundplan.bench.adapters import DATASETS, Adapter, cell
     from groundplan.bench.datasets import load_tasks
     from groundplan.methods import RunContext, get_method
     from groundplan.planners import get_planner
 
     kinds = set(args.kinds.split(","))
     datasets = [d for d in DATASETS if not args.datasets or d in args.datasets.split(",")]
+    ROWS = rows_for(args.model)  # noqa: N806 - the embedded rows on --model
     wanted = row_labels(args.rows, [r.label for r in ROWS]) if args.rows else None
     done = {(r["row"], r["dataset"], r["task_id"]) for r in load_records()}
-    llms = LLMs(args.threads)
+    llms = LLMs(args.threads, args.model)
     planner = get_planner()
     signal.signal(signal.SIGALRM, _alarm)
     task_cache: dict[str, list[Any]] = {}
@@ -167,7 +240,8 @@ def run_cells(args: argparse.Namespace) -> None:
                            "error": f"{type(exc).__name__}: {exc}"[:300],
                            "where": traceback.format_exc(limit=3)[-400:]}
                 dt = time.perf_counter() - t0
-                full = {"row": row.label, "method": row.method, "llm": row.llm, "kind": row.kind, "dataset": d,
+                full = {"row": row.label, "method": row.method, "llm": row.llm, "kind": row.kind,
+                        **({"model": args.model} if args.model and row.kind == "embedded" else {}), "dataset": d,
                         "task_id": t.id, "seconds": round(dt, 2), "workaround": llms.workaround, **rec}
                 with EPISODES.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps(full) + "\n")
@@ -175,12 +249,13 @@ def run_cells(args: argparse.Namespace) -> None:
 
 
 def report(args: argparse.Namespace) -> None:
-    from groundplan.bench.adapters import DATASETS, ROWS, Adapter, cell
+    from groundplan.bench.adapters import DATASETS, Adapter, cell
     from groundplan.bench.datasets import load_tasks
 
     if args.datasets:
         DATASETS = tuple(d for d in DATASETS if d in args.datasets.split(","))  # noqa: N806
     recs = load_records()
+    ROWS = report_rows(recs)  # noqa: N806 - with the embedded rows on each local model that has records
     by: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for r in recs:
         by[(r["row"], r["dataset"])].append(r)
@@ -257,6 +332,15 @@ def report(args: argparse.Namespace) -> None:
             "GPT-4 logs, COWP's GPT-3 logs). Wake et al.'s recorded GPT-3.5 answers are judged by "
             "`benchmarks/wake_replay.py` on that paper's own tables, not through the method's loop, so they have "
             "no row here.\n\n")
+    local = sorted({r["model"] for r in recs if r.get("model")})
+    if local:
+        imported = sum(r.get("source") == "local_models_methods.py" for r in recs)
+        head += (f"**Rows on local models** ({', '.join(local)}): `METHOD [MODEL]` is the embedded row's method on "
+                 "that model (one thread, `--model`). "
+                 + (f"{imported} of their episodes were copied from `benchmarks/local_models_methods.py` "
+                    "(`--import-methods`: each method on its own benchmark, the first tasks of that run's seeded "
+                    "sample, results in `benchmarks/results/llm/methods.md`); the other cells were run here. "
+                    if imported else "") + "A local-model cell left `not run` was not measured (CPU time).\n\n")
     notes = "\n".join(f"{i + 1}. {r}" for i, r in enumerate(reasons))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "README.md").write_text(head + "\n".join(md) + "\n\nReasons a pair is not adapted:\n\n" + notes +
@@ -305,6 +389,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rows", default="", help="only these row labels (comma-separated)")
     ap.add_argument("--datasets", default="", help="only these datasets (comma-separated)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--model", default="",
+                    help="run the embedded rows on this local model (groundplan llm models); their rows are "
+                         "labelled 'METHOD [MODEL]' and shown beside the default model's")
+    ap.add_argument("--import-methods", action="store_true",
+                    help="with --model: copy that model's episodes from benchmarks/local_models_methods.py (each "
+                         "method on its own benchmark, first --n-embedded tasks of its seeded sample) instead of "
+                         "running those cells again")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--redo", action="store_true",
                     help="drop the recorded episodes of the selected rows x datasets first and run them again "
@@ -316,6 +407,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with (OUT / COMMANDS).open("a") as fh:  # provenance: which command recorded which cells
             fh.write(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) + ": .venv/bin/python benchmarks/cross_table.py "
                      + shlex.join(sys.argv[1:] if argv is None else list(argv)) + "\n")
+        if args.import_methods:
+            if not args.model:
+                ap.error("--import-methods needs --model")
+            import_methods(args)
         run_cells(args)
     report(args)
     return 0
