@@ -340,8 +340,41 @@ def report(args: argparse.Namespace) -> str:
              "success is over all n. GCR: mean goal-condition recall where the method reports it. Calls and "
              "tokens (prompt + completion) per task over the episodes that finished; s/task: wall time per task "
              "including everything (planning, execution).", ""]
+    # the overview: one line per cell, success (GCR) per model on the same tasks, and the paper
+    sizes = {}
+    try:
+        from groundplan.bench.datasets import load_tasks
+
+        sizes = {c.key: min(c.n or args.n, len(load_tasks(c.dataset))) for c in CELLS}
+    except Exception:  # noqa: BLE001 - no data directory: the sample sizes are left out
+        pass
+    lines += ["## Overview", "",
+              "Success rate (GCR where the method reports it) over the n tasks every model ran; errors "
+              "(including per-task timeouts) in brackets when there were any; s/task. `n / sample`: tasks run "
+              "of the seeded sample (below the sample: the cell's time budget ran out).", "",
+              "| method @ benchmark | n / sample | " + " | ".join(SHORT.get(m, m) for m in models_wanted)
+              + " | paper |", "|---|---|" + "---|" * len(models_wanted) + "---|"]
     for cell in CELLS:
-        lines += [f"## {cell.key}", ""]
+        have = [m for m in models_wanted if by.get((cell.key, m))]
+        if not have:
+            lines.append(f"| {cell.key} | 0 / {sizes.get(cell.key, '?')} | " + " | ".join("not run" for _ in models_wanted)
+                         + f" | {PAPER.get(cell.key, ('-',))[0]} |")
+            continue
+        common = set.intersection(*[{r["task_id"] for r in by[(cell.key, m)]} for m in have])
+        cells_txt = []
+        for m in models_wanted:
+            rs = [r for r in by.get((cell.key, m), []) if r["task_id"] in common]
+            if not rs:
+                cells_txt.append("not run")
+                continue
+            x = summarize(rs)
+            cells_txt.append(f"{x['succ'] / x['n']:.2f}" + (f" ({x['gcr']:.2f})" if x["gcr"] is not None else "")
+                             + (f" [{x['errors']} err]" if x["errors"] else "") + f", {x['sec']:.0f} s")
+        lines.append(f"| {cell.key} | {len(common)} / {sizes.get(cell.key, '?')} | " + " | ".join(cells_txt)
+                     + f" | {PAPER.get(cell.key, ('-',))[0]} |")
+    lines += ["", "## Per cell", ""]
+    for cell in CELLS:
+        lines += [f"### {cell.key}", ""]
         paper = PAPER.get(cell.key)
         lines += ["| model | n | success | rate | GCR | errors (timeouts) | LLM calls / task | tokens / task | "
                   "s / task |", "|---|---|---|---|---|---|---|---|---|"]
