@@ -309,7 +309,12 @@ def summarize(rs: list[dict]) -> dict[str, Any]:
             "errors": len(errs), "timeouts": sum(r["status"] == "task_timeout" for r in rs),
             "calls": sum(calls) / len(calls) if calls else None, "tokens": sum(toks) / len(toks) if toks else None,
             "sec": sum(r["seconds"] for r in rs) / n if n else None,
-            "first_error": next((r.get("error") for r in errs if r.get("error")), None)}
+            "first_error": next((r.get("error") for r in errs if r.get("error")), None),
+            "minimal": sum(bool((r.get("metrics") or {}).get("minimal")) for r in rs)
+            if any("minimal" in (r.get("metrics") or {}) for r in rs) else None,
+            "statuses": ", ".join(f"{k} {v}" for k, v in sorted(
+                {st: sum(r["status"] == st for r in rs) for st in {r["status"] for r in rs}}.items(),
+                key=lambda kv: -kv[1]))}
 
 
 def report(args: argparse.Namespace) -> str:
@@ -377,21 +382,22 @@ def report(args: argparse.Namespace) -> str:
         lines += [f"### {cell.key}", ""]
         paper = PAPER.get(cell.key)
         lines += ["| model | n | success | rate | GCR | errors (timeouts) | LLM calls / task | tokens / task | "
-                  "s / task |", "|---|---|---|---|---|---|---|---|---|"]
+                  "s / task | statuses |", "|---|---|---|---|---|---|---|---|---|---|"]
         any_row = False
         ids = {m: {r["task_id"] for r in by.get((cell.key, m), [])} for m in models_wanted}
         for m in models_wanted:
             rs = by.get((cell.key, m), [])
             if not rs:
-                lines.append(f"| {SHORT.get(m, m)} | 0 | not run | | | | | | |")
+                lines.append(f"| {SHORT.get(m, m)} | 0 | not run | | | | | | | |")
                 continue
             any_row = True
             s = summarize(rs)
             lines.append(f"| {SHORT.get(m, m)} | {s['n']} | {s['succ']}/{s['n']} | {s['succ'] / s['n']:.2f} | "
                          f"{_fmt(s['gcr'])} | {s['errors']} ({s['timeouts']}) | {_fmt(s['calls'], 1)} | "
-                         f"{_fmt(s['tokens'], 0)} | {_fmt(s['sec'], 1)} |")
+                         f"{_fmt(s['tokens'], 0)} | {_fmt(s['sec'], 1)} | {s['statuses']}"
+                         + (f"; minimal {s['minimal']}" if s["minimal"] is not None else "") + " |")
         if paper:
-            lines.append(f"| paper: {paper[0]} | | | | | | | | |")
+            lines.append(f"| paper: {paper[0]} | | | | | | | | | |")
         lines.append("")
         if any_row:
             common = set.intersection(*[v for v in ids.values() if v]) if any(ids.values()) else set()
