@@ -258,3 +258,26 @@ def test_kv_state_cache_restores_an_alternating_prefix():
     cached, n_cached = third_call(256)
     assert n_plain > 100 and n_cached < n_plain / 3, (n_plain, n_cached)
     assert cached == plain
+
+
+def test_kv_state_cache_counts_the_logits_each_state_holds():
+    """Each saved llama state carries the logits buffer (n_batch x n_vocab floats) besides the
+    KV state; the stock LlamaRAMCache counted only the KV state and grew past its capacity
+    (24 GB for 1,024 MB on Qwen2.5, OOM-killed; issue 47). The cache now counts both."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from groundplan.llm.embedded import bounded_ram_cache, state_bytes
+
+    def state(kv: int, logits: int):
+        return SimpleNamespace(llama_state_size=kv, scores=np.zeros(logits, dtype=np.uint8),
+                               input_ids=np.zeros(4, dtype=np.intc), n_tokens=4)
+
+    assert state_bytes(state(10, 100)) == 10 + 100 + 16
+    cache = bounded_ram_cache(1000)
+    for i in range(20):
+        cache[(i, 1, 2)] = state(50, 250)  # 316 bytes each: three fit in 1000
+    assert len(cache.cache_state) == 3 and cache.cache_size <= 1000
+    cache[(99,)] = state(10, 2000)  # larger than the whole capacity: not kept, nothing evicted for it
+    assert (99,) not in cache.cache_state and len(cache.cache_state) == 3

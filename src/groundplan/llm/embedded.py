@@ -55,6 +55,37 @@ def bundled_model_path() -> Path:
     raise LLMModelNotFoundError(f"bundled model not found: no .gguf file in {list(spec.submodule_search_locations)[0]}")
 
 
+def bounded_ram_cache(capacity_bytes: int) -> Any:
+    """llama-cpp-python's LlamaRAMCache, bounded by what its states really hold. Each saved
+    state carries a copy of the logits buffer (n_batch x n_vocab floats: 311 MB for Qwen2.5's
+    151,936-token vocabulary, 100 MB for SmolLM2) besides the KV state, and the stock cache
+    counts only the KV state against its capacity: a 1,024 MB cache over a benchmark grew to
+    24 GB and was killed by the OOM killer (issue 47). Here both count, and a state larger than
+    the whole capacity is not kept."""
+    base = import_llama_cpp().LlamaRAMCache
+
+    class _Bounded(base):  # type: ignore[misc, valid-type]
+        @property
+        def cache_size(self) -> int:
+            return sum(state_bytes(s) for s in self.cache_state.values())
+
+        def __setitem__(self, key, value) -> None:  # noqa: ANN001 - llama-cpp-python's signature
+            if state_bytes(value) > self.capacity_bytes:
+                return
+            super().__setitem__(key, value)
+
+    return _Bounded(capacity_bytes=capacity_bytes)
+
+
+def state_bytes(state: Any) -> int:
+    """The memory one saved llama state holds: KV state, logits and token ids."""
+    total = int(getattr(state, "llama_state_size", 0) or 0)
+    for name in ("scores", "input_ids"):
+        arr = getattr(state, name, None)
+        total += int(getattr(arr, "nbytes", 0) or 0)
+    return total
+
+
 class EmbeddedLLM(Backend):
     backend_name = "embedded"
 
@@ -117,7 +148,7 @@ class EmbeddedLLM(Backend):
                                                 f"{' '.join(str(exc).split())[:200]}") from None
                 self.load_seconds = time.perf_counter() - t0
                 if self.kv_cache_mb > 0:
-                    self._llama.set_cache(import_llama_cpp().LlamaRAMCache(capacity_bytes=self.kv_cache_mb << 20))
+                    self._llama.set_cache(bounded_ram_cache(self.kv_cache_mb << 20))
                 self.metadata = dict(getattr(self._llama, "metadata", None) or {})
                 trained = context_length(self.metadata)
                 if self.spec is None and trained is not None and trained < self.n_ctx:
