@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.groundplan-installed
 
-.PHONY: install demo test test-all test-fast test-terminal test-browser browser-deps bench-foundation lint clean llm-install llm-speed llm-kv-reuse safety-heldout-ab
+.PHONY: goalsearch-equivalence install demo test test-all test-fast test-terminal test-browser browser-deps bench-foundation lint clean llm-install llm-speed llm-kv-reuse safety-heldout-ab
 
 # eai-eval ships VirtualHome's evolving-graph executor and EAI's 342 tasks (the conformance
 # test and benchmarks/vh_conformance.py). Installed without its declared dependencies
@@ -114,6 +114,14 @@ llm-speed: install
 # KV state reuse on AutoGPT+P's alternating prompts, off and on (issue 47)
 llm-kv-reuse: install
 	nice -n 10 $(BIN)/python benchmarks/llm_kv_reuse.py
+
+# A goalsearch refactor must not change what it ranks: every golden instruction's ranking at
+# COMMIT (default HEAD) and in the working tree (about 2 x 2 min; exit 1 if any differs)
+goalsearch-equivalence: install
+	set -e; T=$$(mktemp -d); \
+	$(BIN)/python benchmarks/goalsearch_equivalence.py snapshot --at $(or $(COMMIT),HEAD) --out $$T/before.jsonl; \
+	$(BIN)/python benchmarks/goalsearch_equivalence.py snapshot --out $$T/after.jsonl; \
+	$(BIN)/python benchmarks/goalsearch_equivalence.py diff $$T/before.jsonl $$T/after.jsonl
 
 # What issue 50's inference changes cost goalsearch: the same code with and without them, on
 # the instructions whose scene's affordances changed (SETS=heldout-p,...; BEFORE=a226527)

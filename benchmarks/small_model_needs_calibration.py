@@ -5,7 +5,7 @@ nearest the stated need (MiniLM), for name templates x class-use weight x neares
     .venv/bin/python benchmarks/small_model_needs_calibration.py
 
 Data: benchmarks/data/small_model_train/needs_calibration.yaml (development pairs, not held out).
-The shipped choice (name templates of prompts/small_model/phrases.yaml ``inhand/human``, weight
+The shipped choice (name templates of knowledge/data/goalsearch/phrases.yaml ``inhand/human``, weight
 ``SearchOptions.w_class_uses``, ``uses_nearest``) is the best row."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ TEMPLATES = {
 }
 
 
-#: the shipped name templates (prompts/small_model/phrases.yaml ``inhand/human``)
+#: the shipped name templates (knowledge/data/goalsearch/phrases.yaml ``inhand/human``)
 SHIPPED_TEMPLATES = TEMPLATES["+ I need / would help (shipped)"]
 
 

@@ -14,7 +14,7 @@ from goalsearch_util import top as _top
 
 from groundplan.knowledge.embedding import vocabulary_words
 from groundplan.methods.small_model import cues
-from groundplan.methods.small_model.mentions import compound_head
+from groundplan.methods.small_model.scene_lexicon import compound_head
 from groundplan.sim.pipeline import build
 
 DATA = Path(__file__).resolve().parent / "data" / "scenes"

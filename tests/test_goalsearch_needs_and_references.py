@@ -9,8 +9,8 @@ import pytest
 from test_small_model import needs_minilm
 
 from groundplan.methods.small_model.candidates import need_phrases, scene_view
-from groundplan.methods.small_model.mentions import Lexicon, synonyms
 from groundplan.methods.small_model.needs import is_need_statement, wanted
+from groundplan.methods.small_model.scene_lexicon import Lexicon, synonyms
 from groundplan.methods.small_model.search import GoalSearcher, SearchOptions
 from groundplan.pddl.formula import Atom
 from groundplan.sim.pipeline import build
@@ -153,7 +153,7 @@ def test_speech_words_are_strings():
 
     import yaml
 
-    data = yaml.safe_load(resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text())
+    data = yaml.safe_load(resources.files("groundplan.knowledge").joinpath("data", "goalsearch", "speech.yaml").read_text())
     assert all(isinstance(w, str) for k, words in data.items() if k != "idioms" for w in words)
     # idioms are [pattern, replacement] pairs of text
     assert all(len(pair) == 2 and all(isinstance(x, str) for x in pair) for pair in data.get("idioms") or ())

@@ -18,8 +18,10 @@ HELDOUT_DIR = ROOT / "benchmarks" / "data" / "heldout_goals"
 UNSEEN_DIR = ROOT / "benchmarks" / "data" / "unseen_classes"
 PACKAGE = ROOT / "src" / "groundplan"
 #: every file goalsearch learns or retrieves from: the example pools and generated training
-#: data (package data), the small-model prompts, and every other prompt template
-TRAINING_DIRS = (PACKAGE / "data" / "examples", PACKAGE / "prompts", ROOT / "benchmarks" / "data" / "small_model_train")
+#: data (package data), the small-model prompts, every other prompt template, and goal search's word
+#: lists and construction table (knowledge/data/goalsearch)
+TRAINING_DIRS = (PACKAGE / "data" / "examples", PACKAGE / "prompts", PACKAGE / "knowledge" / "data" / "goalsearch",
+                 ROOT / "benchmarks" / "data" / "small_model_train")
 #: libyaml where it is installed (the same data, parsed faster)
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 TEXT_SUFFIXES = {".yaml", ".yml", ".txt", ".json", ".jsonl", ".csv", ".md", ".tsv"}

@@ -238,7 +238,8 @@ def test_batched_goal_scoring_matches_token_by_token():
 
 
 def _analysis(kitchen, text, lexicon=None, **options):
-    from groundplan.methods.small_model.mentions import Lexicon, analyze
+    from groundplan.methods.small_model.mentions import analyze
+    from groundplan.methods.small_model.scene_lexicon import Lexicon
 
     d, p = kitchen.domain, kitchen.problem
     view = scene_view(d, p)

@@ -1,4 +1,4 @@
-"""A goal adapter for goalsearch (issue 21, round 19): SmolLM2-135M, the embedded model, with
+"""A goal adapter for goalsearch : SmolLM2-135M, the embedded model, with
 a small LoRA adapter trained on (scene, instruction, goal) text, generates a PDDL goal for an
 instruction directly (the fine-tuning direction of the issue; RobLM's training path).
 

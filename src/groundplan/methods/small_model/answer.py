@@ -25,8 +25,8 @@ from groundplan.knowledge.abstain import (
 )
 from groundplan.knowledge.wordnet import WordNet
 from groundplan.methods.small_model.candidates import scene_view
-from groundplan.methods.small_model.mentions import categories, synonyms
 from groundplan.methods.small_model.needs import paraphrase_needs
+from groundplan.methods.small_model.scene_lexicon import categories, synonyms
 from groundplan.pddl.formula import atoms
 from groundplan.pddl.goal import parse_goal
 

@@ -3,7 +3,7 @@
 Every candidate atom is type-correct by construction (arguments are scene objects of the
 predicate's parameter types), is not already true, and passes affordance pruning (food and
 drinks are not containers, furniture is not carried, only a robot that can move is sent
-somewhere). Each atom reads as short English phrases (``prompts/small_model/phrases.yaml``)
+somewhere). Each atom reads as short English phrases (``knowledge/data/goalsearch/phrases.yaml``)
 that the sentence-embedding scorer compares with the instruction."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import itertools
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Callable, Mapping, Optional
 
+from groundplan.knowledge.goalsearch_words import word_list_text
 from groundplan.pddl.formula import Atom
 from groundplan.pddl.model import Domain, Problem
 from groundplan.schemas import yaml_lines as yaml_fast
@@ -27,7 +27,7 @@ _NAME = re.compile(r"^(.*?)(\d+)$")
 
 @lru_cache(maxsize=1)
 def phrase_templates() -> Mapping[str, object]:
-    text = resources.files("groundplan.prompts.small_model").joinpath("phrases.yaml").read_text()
+    text = word_list_text("phrases.yaml")
     return yaml_fast.safe_load(text)
 
 
@@ -189,9 +189,9 @@ class CandidateOptions:
     use_phrases: bool = True
     #: for objects handed to a person, also the needs their class meets (knowledge/class_uses.yaml)
     class_uses: bool = True
-    #: round 5: cups, mugs and glasses hold things too, and so do the classes of ``OPEN_CONTAINERS``
+    #: cups, mugs and glasses hold things too, and so do the classes of ``OPEN_CONTAINERS``
     open_containers: bool = True
-    #: round 15: a liquid is not cleaned or wetted ("get the milk" is no "clean the milk")
+    #: a liquid is not cleaned or wetted ("get the milk" is no "clean the milk")
     liquid_states: bool = True
 
 
@@ -244,7 +244,7 @@ _AFFORDANCE_ORDER = ("wet-swipe", "dry-swipe", "cut", "heat", "contact-connect",
                      "consumable", "liquid-contain", "contain")
 
 
-#: carried containers things are put into, by the class name's last word (round 5: pots, jars,
+#: carried containers things are put into, by the class name's last word (pots, jars,
 #: bags, ...; before, only the first seven, and cups, mugs and glasses were pruned as drinks)
 OPEN_CONTAINERS = frozenset({"bowl", "box", "basket", "bucket", "cup", "mug", "glass", "pot", "jar", "bag", "crate",
                              "tub", "bin", "pail", "tin", "caddy", "canister", "container", "holder", "pouch", "sack",
@@ -265,7 +265,7 @@ def _plausible(atom: Atom, view: SceneView, is_a, open_containers: bool = True, 
         if open_containers:
             open_container = view.cls(dest).rsplit("_", 1)[-1] in OPEN_CONTAINERS  # ("salad_bowl": a bowl)
             drink = is_a(dest, "drink") and not open_container  # (a mug one drinks from holds pens)
-        else:  # round 4
+        else:
             open_container = view.cls(dest) in ("bowl", "box", "basket", "bucket", "cup", "mug", "glass")
             drink = is_a(dest, "drink")
         if dest in agents or is_a(dest, "consumable") or drink:

@@ -16,12 +16,7 @@ from groundplan.methods.small_model.candidates import (
     CandidateAtom,
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Analysis,
-    Lexicon,
-    held_by,
-    with_vessels,
-)
+from groundplan.methods.small_model.mentions import Analysis, with_vessels
 from groundplan.methods.small_model.needs import (
     wanted,
 )
@@ -41,22 +36,23 @@ from groundplan.methods.small_model.patterns import (
     _kind,
 )
 from groundplan.methods.small_model.records import GoalCandidate, Request, Scored
+from groundplan.methods.small_model.scene_lexicon import Lexicon, held_by
 from groundplan.pddl.formula import Atom, Not
 
 if TYPE_CHECKING:
     from groundplan.methods.small_model.search import GoalSearcher
 
 
-#: (round 16, ``empty_state``) empty vessels asked for, not said to be empty: "I want every empty vase"
+#: (``empty_state``) empty vessels asked for, not said to be empty: "I want every empty vase"
 _EMPTY_WANTED = re.compile(r"\b(?:every|each|all(?:\s+the)?|the|an|any|some|two|three|a\s+couple\s+of)\s+empty\s+\w+",
                            re.IGNORECASE)
 
 
-#: (round 23) the person's own ("my coffee", "for me", "bring me")
+#:  the person's own ("my coffee", "for me", "bring me")
 _MINE = re.compile(r"\b(?:my|me|mine)\b")
 
 
-#: (round 23, ``wet_wipe``) hands or fingers said to be sticky or dirty; and said to be wet
+#: (``wet_wipe``) hands or fingers said to be sticky or dirty; and said to be wet
 _STICKY_HANDS = re.compile(r"\b(?:hands?|fingers|paws|face)\b[^.!?]{0,30}?\b(?:sticky|greasy|gunky|gunk|tacky|caked|covered|"
                            r"mucky|grubby|dirty|filthy|black|jam|honey|paint|ketchup|glue|grease|clay|mud|muddy|smeared)\b|"
                            r"\b(?:sticky|greasy|gunky|tacky|mucky|grubby|dirty|filthy|muddy)\s+(?:hands|fingers|paws|face)\b|"
@@ -67,7 +63,7 @@ _STICKY_HANDS = re.compile(r"\b(?:hands?|fingers|paws|face)\b[^.!?]{0,30}?\b(?:s
 _WET_HANDS = re.compile(r"\b(?:wet|dripping|soaking|soaked|damp|drenched|washed|sweaty)\b")
 
 
-#: a vessel said to be empty (round 8, ``fill_for_need``)
+#: a vessel said to be empty (``fill_for_need``)
 _EMPTY_SAID = re.compile(r"\b(?:empty|bone\s+dry|run\s+dry|(?:is|are|'s|'re|gone|looks?)\s+(?:\w+\s+)?dry|"
                          r"nothing\s+(?:left\s+)?in\s+(?:it|them))\b", re.IGNORECASE)
 
@@ -90,7 +86,7 @@ def _whole_things(cl: str, lex: Lexicon) -> list:
                                                 and _PART_WORD.fullmatch(cl[m.start:m.end].lower()))]
 
 
-#: (round 18) "clear the clamps off my bench"; "clear the bench off", "clear off the shelf", "clear the
+#:  "clear the clamps off my bench"; "clear the bench off", "clear off the shelf", "clear the
 #: table for the next round"
 _CLEAR_END = r"(?=\s*(?:[,.;!?]|$|\bbut\b|\bexcept\b|\bapart\b|\bleav|\bplease\b|\bthanks\b|\bcheers\b))"
 
@@ -101,27 +97,27 @@ _CLEAR_OFF = (re.compile(r"\b(?:clear|take|get|lift)\s+(?P<np>[^,.;!?]{1,50}?)\s
                          r"(?:\s+off)?(?:\s+for\s+[a-z' ]{1,30}?)?" + _CLEAR_END))
 
 
-#: (round 23) "tidy (up) my desk, but leave ...", "empty the fridge except for the milk": a place
+#:  "tidy (up) my desk, but leave ...", "empty the fridge except for the milk": a place
 #: tidied or emptied (``tidy_kept``)
 _TIDY_KEPT = re.compile(r"\b(?:tidy|empty)\s+(?:up\s+|out\s+)?(?P<place>(?:the\s+|my\s+|your\s+|our\s+|that\s+|this\s+)[a-z' ]{1,30}?)"
                         r"(?:\s+up)?" + _CLEAR_END)
 
 
-#: (round 18) words that make the text after "off" more than a place ("off the shelf for me", "... and bring them")
+#:  words that make the text after "off" more than a place ("off the shelf for me", "... and bring them")
 _NOT_A_PLACE = re.compile(r"\b(?:onto|into|on|in|to|for|off|except|from|with|me|us|and|then|or|it|them|over|please)\b")
 
 
-#: (round 18) what a clearing keeps: "..., but leave the violin where it is", "apart from my towel"
+#:  what a clearing keeps: "..., but leave the violin where it is", "apart from my towel"
 _CLEAR_KEPT = re.compile(r"\b(?:(?:leave|leaving)(?!\s+(?:it|them)\b)|not|don't|do\s+not|except|apart|but\s+the|bar|besides|other\s+than)\b"
                          r"[^,.;!?]*")
 
 
-#: (round 18) after the place cleared, in its sentence: something else done with the things
+#:  after the place cleared, in its sentence: something else done with the things
 _CLEAR_THEN = re.compile(r"\b(?:me|us|hand|give|pass|bring|put|place|set|lay|pop|stick|drop|move|carry|throw|bin|chuck|"
                          r"dump|wash|rinse|wipe|stack|pile|store|hang|goes|go)\b")
 
 
-#: (round 18) a destination said after the place cleared: "... and onto the counter", "into the box"
+#:  a destination said after the place cleared: "... and onto the counter", "into the box"
 _DEST_AFTER = re.compile(r"\b(?:onto|into|inside|on\s+to|in\s+to|over\s+to|on|in|to|away\s+in|back\s+(?:in|on))\s+"
                          r"(?:the|my|your|our|a|an|that|this)\b")
 
@@ -137,29 +133,29 @@ _MOVED_CONTENTS = re.compile(
     r"though|please|for\s+me)\b)")
 
 
-#: (round 23) "bring me the fruit bowl but take the banana out of it first"
+#:  "bring me the fruit bowl but take the banana out of it first"
 _TAKE_OUT_FIRST = re.compile(r"\b(?:bring|hand|pass|give|fetch|get|carry)\s+(?:me\s+|us\s+)?(?P<c>" + _DET + _NOUNS + r")"
                              r"(?:\s+(?:over|here|across|through))?(?:\s+(?:to|for)\s+(?:me|us))?\s*,?\s+(?:but|and)\s+"
                              r"(?:first\s+)?(?:take|get|pull|lift|fish)\s+(?P<x>" + _DET + _NOUNS + r")\s+out\b")
 
 
-#: (round 23, ``still_whole``) food said to be uncut: "still whole", "in one piece", "not sliced yet",
+#: (``still_whole``) food said to be uncut: "still whole", "in one piece", "not sliced yet",
 #: "too big to manage in one go"
 _STILL_WHOLE = re.compile(r"\b(?:(?:still|all)\s+(?:whole|in\s+one\s+piece|uncut|in\s+one\s+lump)|"
                           r"(?:is|are|'s|'re)\s+whole\b|in\s+one\s+piece|uncut|(?:not|n't|never)\s+(?:been\s+)?"
                           r"(?:cut|sliced|chopped|diced)(?:\s+up)?\s+yet|too\s+big\s+to\s+(?:eat|manage|bite|fit|get))\b")
 
 
-#: (round 23) the words for "whatever is there": no kind said
+#:  the words for "whatever is there": no kind said
 _ANY_THING = re.compile(r"\s*(?:everything|all|it\s+all|all\s+of\s+it|the\s+lot|(?:all\s+)?(?:the\s+)?(?:stuff|things|bits|"
                         r"odds\s+and\s+ends|bits\s+and\s+pieces))\s*")
 
 
-#: (round 23) a destination preposition that cannot say where a thing is now
+#:  a destination preposition that cannot say where a thing is now
 _DIRECTIONAL = re.compile(r"into|onto|in\s+to|on\s+to|over\s+to|across\s+to|up\s+onto|up\s+to")
 
 
-#: (round 18) "don't leave the fridge open", "never leave it open", "make sure the tub isn't left open"
+#:  "don't leave the fridge open", "never leave it open", "make sure the tub isn't left open"
 _LEAVE_OPEN = re.compile(r"\b(?:(?:don't|do\s+not|dont|never|not\s+to|try\s+not\s+to)\s+(?:go\s+and\s+)?leave\s+"
                          r"(?P<np>[^,.;!?]{1,40}?)\s+(?:wide\s+|hanging\s+|standing\s+|lying\s+)?(?:open|opened|ajar)|"
                          r"(?:make\s+sure|check|see\s+that)\s+(?P<np2>[^,.;!?]{1,40}?)\s+(?:isn't|is\s+not|aren't|"
@@ -167,14 +163,14 @@ _LEAVE_OPEN = re.compile(r"\b(?:(?:don't|do\s+not|dont|never|not\s+to|try\s+not\
                          r"(?:wide\s+)?(?:open|opened|ajar))\b")
 
 
-#: (round 17) a step that closes something ("shut it again", "put the lid back on"; not "close to")
+#:  a step that closes something ("shut it again", "put the lid back on"; not "close to")
 _CLOSE_STEP = re.compile(r"\b(?:close|shut)\b(?!\s+(?:to|by|up\s+shop)\b)|\blid\s+(?:back\s+)?on\b")
 
 
 _NOT_STEP = re.compile(r"\b(?:don't|do\s+not|dont|never|not|no\s+need|without)\b")
 
 
-#: (round 22, ``served_drink``) the plain needs that ask for a drink, and the kinds of drink preferred
+#: (``served_drink``) the plain needs that ask for a drink, and the kinds of drink preferred
 _HOT_DRINK_NEED = re.compile(r"\bhot drink\b")
 
 
@@ -197,7 +193,7 @@ def _things_at(view: SceneView, place: str) -> dict[str, str]:
 
 
 def _of_kind(noun: str, things: Sequence[str], view: SceneView) -> list[str]:
-    """(round 23) Those of ``things`` whose class is a ``noun`` ("fish": the mackerel and the cod)
+    """ Those of ``things`` whose class is a ``noun`` ("fish": the mackerel and the cod)
     by its own name's words or its WordNet hypernyms' (none without WordNet)."""
     wordnet = WordNet.load()
     forms = {noun, *((noun[:-1],) if noun.endswith("s") else ()), *((noun[:-2],) if noun.endswith("es") else ()),
@@ -212,7 +208,7 @@ def _of_kind(noun: str, things: Sequence[str], view: SceneView) -> list[str]:
 
 
 def _cup_rank(view: SceneView, cup: str, hot: bool) -> int:
-    """(round 22, ``served_drink``) which cup a drink is served in first: a mug or cup for a hot
+    """(``served_drink``) which cup a drink is served in first: a mug or cup for a hot
     drink, a glass or cup for a cold one, then any other."""
     words = _class_words(view, cup)
     prefer = ({"mug"}, {"cup", "teacup"}) if hot else ({"glass"}, {"cup", "tumbler"})
@@ -227,7 +223,7 @@ _STEP_BACK_REF = re.compile(r"\b(?:it|them|lid|again|door|back)\b")
 
 
 def closes_named(cl: str, cands, lex: Optional[Lexicon]) -> bool:
-    """Round 17: "close the fridge door again so it stops beeping" closes what it names; its
+    """"close the fridge door again so it stops beeping" closes what it names; its
     "it" is no earlier thing."""
     if lex is None or not _CLOSE_STEP.search(cl.lower()):
         return False
@@ -235,7 +231,7 @@ def closes_named(cl: str, cands, lex: Optional[Lexicon]) -> bool:
     return any(m.objects and m.objects <= closing for m in lex.mentions(cl) if not m.category)
 
 def closing_steps(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional[tuple[Atom, ...]]:
-    """Round 17 (``closing_steps``): a later step that closes a thing ("then shut the fridge",
+    """(``closing_steps``): a later step that closes a thing ("then shut the fridge",
     "then shut it again", "and put the lid back on") leaves it closed: its closing is in the
     goal and an opening of it is not. The thing is the one the step names, or (for "it", "the
     lid", "again") the last thing that opens and closes named before. None when nothing changes."""
@@ -260,7 +256,7 @@ def closing_steps(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Opti
 
 def cleared_goal(instruction: str, an: Analysis, atoms: Sequence[Atom], view: SceneView,
              lex: Lexicon, possible: frozenset | set = frozenset(), tidy: bool = False) -> Optional[tuple]:
-    """Round 18 (``clear_off``): "clear the clamps off my bench", "clear the bench off", with no
+    """(``clear_off``): "clear the clamps off my bench", "clear the bench off", with no
     destination said: each thing there is off it and in nobody's hand (it is put away somewhere,
     wherever the planner finds), as negative literals in place of the goal's atoms about it;
     kept and excluded things stay (on it). Nor does a thing go onto or into what stays there (a
@@ -271,7 +267,7 @@ def cleared_goal(instruction: str, an: Analysis, atoms: Sequence[Atom], view: Sc
               if not _NOT_A_PLACE.search(m.group("place"))), None)
     if m is None:
         return None
-    tidied = m.re is _TIDY_KEPT  # (round 23, ``tidy_kept``) only with a thing kept back
+    tidied = m.re is _TIDY_KEPT  # (``tidy_kept``) only with a thing kept back
     places = [mm for mm in lex.mentions(instruction[m.start("place"):m.end("place")]) if not mm.category]
     if not places:
         return None
@@ -326,7 +322,7 @@ def cleared_goal(instruction: str, an: Analysis, atoms: Sequence[Atom], view: Sc
 
 def moved_contents(instruction: str, an: Analysis, view: SceneView, lex: Lexicon,
                     possible: frozenset | set, opts_unkept: bool = False) -> Optional[tuple[Atom, ...]]:
-    """Round 23 (``moved_contents``): a place's things moved to a destination, with some kept
+    """(``moved_contents``): a place's things moved to a destination, with some kept
     back: "clear the coffee table into the basket, all but the remote", "tidy the bench onto the
     shelf but leave the tyre levers", "put all the fish from the display into the ice chest
     except the salmon". Each thing on or in the place (of the kind the words say, when the scene
@@ -393,7 +389,7 @@ def moved_contents(instruction: str, an: Analysis, view: SceneView, lex: Lexicon
     return tuple(out)
 
 def taken_out_first(instruction: str, view: SceneView, lex: Lexicon) -> Optional[tuple]:
-    """Round 23 (``taken_out_first``): "bring me the fruit bowl but take the banana out of it
+    """(``taken_out_first``): "bring me the fruit bowl but take the banana out of it
     first": (inhand bowl person), and the banana neither in the bowl nor handed over. None
     unless the words name one container and things in it now."""
     m = _TAKE_OUT_FIRST.search(instruction.lower().replace("’", "'"))
@@ -415,7 +411,7 @@ def taken_out_first(instruction: str, view: SceneView, lex: Lexicon) -> Optional
     return tuple(out)
 
 def left_shut(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional[tuple[Atom, ...]]:
-    """Round 18 (``negated_leave``): "don't leave the fridge open", "make sure the tub isn't left
+    """(``negated_leave``): "don't leave the fridge open", "make sure the tub isn't left
     open": the thing named between the verb and "open" ends closed, and an opening of it goes
     from the goal ("it" is the last thing that opens and closes named before). None when
     nothing changes."""
@@ -435,7 +431,7 @@ def left_shut(text: str, atoms: Sequence[Atom], cands, lex: Lexicon) -> Optional
     return tuple(out) if out != list(atoms) else None
 
 def refill_goal(text: str, an: Analysis, cands, view: SceneView, score: float) -> Optional[GoalCandidate]:
-    """Round 8 (``fill_for_need``): a need statement that says a vessel it names is empty or
+    """(``fill_for_need``): a need statement that says a vessel it names is empty or
     dry ("the dog's water bowl is bone dry", "all the cups are empty"): the vessel filled, with
     the liquid its name says ("water bowl": water) or else water."""
     m = _EMPTY_SAID.search(text)
@@ -457,7 +453,7 @@ def refill_goal(text: str, an: Analysis, cands, view: SceneView, score: float) -
     return None
 
 def filled_goal(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCandidate]:
-    """Round 8 (``fill_for_need``): handing over vessel V for a need, where a phrase of V's
+    """(``fill_for_need``): handing over vessel V for a need, where a phrase of V's
     class uses says water ("to water the plants", "to boil water", "pour myself some water")
     and (liquid_in water V) is a candidate: V filled with water. (Only water: "to make tea"
     names what a kettle makes, not what it holds.)"""
@@ -477,7 +473,7 @@ def filled_goal(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCand
     return None
 
 def loaded_set_down(goal: GoalCandidate, view: SceneView) -> GoalCandidate:
-    """Round 22 (``loaded_set_down``): (inhand S person) beside (on X S) asks for what no plan
+    """(``loaded_set_down``): (inhand S person) beside (on X S) asks for what no plan
     does (nothing is picked up with a thing on it): S is set down where the person is, (on S L)
     for the support L the person is at; without one the goal is kept."""
     loaded = {a.args[1] for a in goal.atoms if not isinstance(a, Not) and a.predicate == "on" and len(a.args) == 2}
@@ -496,7 +492,7 @@ def loaded_set_down(goal: GoalCandidate, view: SceneView) -> GoalCandidate:
     return goal if tuple(atoms) == goal.atoms else replace(goal, atoms=tuple(atoms))
 
 def served_warm(top: GoalCandidate, cands, view: SceneView, lex: Lexicon) -> Optional[GoalCandidate]:
-    """Round 22 (``served_warm``): a need met by warming liquid L that stands in a vessel V
+    """(``served_warm``): a need met by warming liquid L that stands in a vessel V
     people drink from (a mug of tea gone cold) is met with the warm drink handed over: (and
     (liquid_warm L) (liquid_in L V) (inhand V person)): warmed in its own cup, not poured
     into a pan and the empty cup handed over. A kettle's or a pot's water stays where it is."""
@@ -515,7 +511,7 @@ def served_warm(top: GoalCandidate, cands, view: SceneView, lex: Lexicon) -> Opt
     return GoalCandidate((warm, held, hand.atom), top.score, top.source, top.lm_logprob)
 
 def wet_wipe(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCandidate]:
-    """Round 23 (``wet_wipe``): a need met by handing over a thing that can be wetted (a cloth,
+    """(``wet_wipe``): a need met by handing over a thing that can be wetted (a cloth,
     a sponge; not a towel) for sticky or dirty hands: (and (wet S) (inhand S person))."""
     if len(top.atoms) != 1 or top.atoms[0].predicate != "inhand" or top.atoms[0].args[1] not in view.humans:
         return None
@@ -528,7 +524,7 @@ def wet_wipe(top: GoalCandidate, cands, view: SceneView) -> Optional[GoalCandida
     return GoalCandidate((wet.atom, top.atoms[0]), top.score, top.source, top.lm_logprob)
 
 def still_whole(an: Analysis, cands, scores) -> Optional[GoalCandidate]:
-    """Round 23 (``still_whole``): things named before "... (are) still whole / in one piece /
+    """(``still_whole``): things named before "... (are) still whole / in one piece /
     not cut yet / too big to eat in one go", in their sentence, asked for chopped: (and (chopped
     X) ...) for each that can be; None when none can."""
     text = an.text.lower().replace("’", "'")
@@ -547,7 +543,7 @@ def still_whole(an: Analysis, cands, scores) -> Optional[GoalCandidate]:
 
 def served_drink(plain: Sequence[str], top: GoalCandidate, cands, view: SceneView,
                   lex: Lexicon) -> list[GoalCandidate]:
-    """Round 22 (``served_drink``): a need for a drink ("I am thirsty ...", "I want a hot drink
+    """(``served_drink``): a need for a drink ("I am thirsty ...", "I want a hot drink
     ...", need_paraphrases.yaml) whose best goal hands over something that is no drink ready to
     drink (an empty cup, a kettle, a cold cup of tea for a hot drink) is met by a drink served:
     a drinkable liquid L in vessel V handed over, (and (liquid_in L V) (inhand V person)), and
@@ -615,7 +611,7 @@ def served_drink(plain: Sequence[str], top: GoalCandidate, cands, view: SceneVie
     return out[:4]
 
 def chilled_group(an: Analysis, cands, view: SceneView, scores) -> Optional[GoalCandidate]:
-    """Round 22 (``spoiling``): several things said to be left out or about to spoil ("those
+    """(``spoiling``): several things said to be left out or about to spoil ("those
     bananas", "this fruit": a plural or a kind, each of its things; a liquid: its vessel) all go
     into one cold place (the best scored one), when two or more of them can."""
     cold = _cold_places(view)
@@ -645,7 +641,7 @@ def complete(gs: GoalSearcher, req: Request, sc: Scored, goals: list[GoalCandida
     instruction, text, an, need, plain = req.instruction, req.text, req.analysis, req.need, req.plain
     scores, watered, chill, keep = sc.scores, sc.watered, sc.chill, sc.keep
     if need and singles and structure == "single" and watered.any():
-        # (round 20) "that plant on the table is wilting": the robot waters it (not a can handed over)
+        #  "that plant on the table is wilting": the robot waters it (not a can handed over)
         j = max(np.nonzero(watered)[0], key=lambda k: scores[k])
         goals.insert(0, GoalCandidate((cands[j].atom,), float(scores[j]), "single"))
     elif need and opts.rule("fill_for_need") and singles:
@@ -667,13 +663,13 @@ def complete(gs: GoalSearcher, req: Request, sc: Scored, goals: list[GoalCandida
     if need and opts.rule("wet_wipe") and (goals or singles) and _STICKY_HANDS.search(instruction.lower().replace("’", "'")) \
             and not _WET_HANDS.search(instruction.lower().replace("’", "'")):
         wiped = wet_wipe((goals or singles)[0], cands, view)
-        if wiped is not None:  # (round 23) "my hands are all sticky": a wet cloth
+        if wiped is not None:  #  "my hands are all sticky": a wet cloth
             goals.insert(0, wiped)
-    if opts.rule("still_whole") and an is not None:  # (round 23) "the tomato's still in one piece": chopped
+    if opts.rule("still_whole") and an is not None:  #  "the tomato's still in one piece": chopped
         cut = still_whole(an, cands, scores)
         if cut is not None:
             goals.insert(0, cut)
-    if chill is not None:  # (round 22) "those bananas will go brown in this heat": both, chilled (not heated)
+    if chill is not None:  #  "those bananas will go brown in this heat": both, chilled (not heated)
         goals.insert(0, chill)
     goals.extend(singles)
     if opts.rule("nested_destinations") and _NESTED_GAP.search(text.lower()):
@@ -684,31 +680,31 @@ def complete(gs: GoalSearcher, req: Request, sc: Scored, goals: list[GoalCandida
                 t for a in g.atoms if a.predicate in ("on", "in") and len(a.args) == 2
                 for t in nested.get(a.args[1], ()) if t not in g.atoms)), g.score, g.source, g.lm_logprob)
                 for g in goals]
-    if opts.rule("closing_steps") and goals:  # (round 17) "..., then shut it again": it ends closed
+    if opts.rule("closing_steps") and goals:  #  "..., then shut it again": it ends closed
         closed = closing_steps(text, goals[0].atoms, cands, lex)
         if closed is not None:
             goals.insert(0, GoalCandidate(closed, goals[0].score, goals[0].source, goals[0].lm_logprob))
-    if opts.rule("negated_leave") and goals:  # (round 18) "don't leave the fridge open": it ends closed
+    if opts.rule("negated_leave") and goals:  #  "don't leave the fridge open": it ends closed
         shut = left_shut(instruction, goals[0].atoms, cands, lex)
         if shut is not None:
             goals.insert(0, GoalCandidate(shut, goals[0].score, goals[0].source, goals[0].lm_logprob))
     if keep:  # kept objects stay where they are, whatever else the goal asks
         goals = [GoalCandidate(tuple(a for a in g.atoms if a not in keep) + keep, g.score, g.source, g.lm_logprob)
                  for g in goals]
-    if opts.rule("clear_off") and goals and an is not None:  # (round 18) "clear the clamps off my bench": off it
+    if opts.rule("clear_off") and goals and an is not None:  #  "clear the clamps off my bench": off it
         cleared = cleared_goal(instruction, an, goals[0].atoms, view, lex, {c.atom for c in cands},
                                 tidy=opts.rule("tidy_kept"))
         if cleared is not None:
             goals.insert(0, GoalCandidate(cleared, goals[0].score, goals[0].source, goals[0].lm_logprob))
-    if opts.rule("moved_contents") and goals and an is not None:  # (round 23) "clear the table into the sink, but ..."
+    if opts.rule("moved_contents") and goals and an is not None:  #  "clear the table into the sink, but ..."
         moved = moved_contents(instruction, an, view, lex, {c.atom for c in cands}, opts.rule("moved_unkept"))
         if moved is not None:
             goals.insert(0, GoalCandidate(moved, goals[0].score, "all", goals[0].lm_logprob))
-    if opts.rule("taken_out_first") and goals and view.humans:  # (round 23) "..., but take the banana out first"
+    if opts.rule("taken_out_first") and goals and view.humans:  #  "..., but take the banana out first"
         emptied = taken_out_first(instruction, view, lex)
         if emptied is not None:
             goals.insert(0, GoalCandidate(emptied, goals[0].score, goals[0].source, goals[0].lm_logprob))
-    if opts.rule("loaded_set_down") and goals:  # (round 22) a plate with the salad on it is set down by the person
+    if opts.rule("loaded_set_down") and goals:  #  a plate with the salad on it is set down by the person
         goals = [loaded_set_down(g, view) for g in goals]
     seen, ranked = set(), []
     for g in goals:

@@ -16,24 +16,19 @@ from groundplan.methods.small_model.candidates import (
     CandidateAtom,
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    STATE_ADJ,
-    Analysis,
-    Lexicon,
-    functions,
-    to_person,
-)
+from groundplan.methods.small_model.mentions import Analysis, to_person
 from groundplan.methods.small_model.needs import (
     INFINITIVE,
 )
 from groundplan.methods.small_model.patterns import _CLOSE, _HEAT, _LIQUID_STATES, _PRONOUN, _WORD
+from groundplan.methods.small_model.scene_lexicon import STATE_ADJ, Lexicon, functions
 from groundplan.pddl.formula import Atom
 
 if TYPE_CHECKING:
     from groundplan.methods.small_model.search import GoalSearcher
 
 
-#: verbs that move a liquid itself, not its container (round 8)
+#: verbs that move a liquid itself, not its container
 _POUR = re.compile(r"\b(?:pour|fill|top\s+up|refill|warm|heat|boil|drink|spill|tip|splash|squeeze)", re.IGNORECASE)
 
 
@@ -50,30 +45,30 @@ _EMPTY_ONE = re.compile(r"\b(?:the|a|an|one|that|your|my)\s+(?:empty|spare|free|
 _INSIDE_AFTER = re.compile(r"\s+(?:inside|in\s+(?:it|there)|from\s+(?:it|there))\b")
 
 
-#: (round 15) a source right before "on / in the X": "from the box on the shelf"
+#:  a source right before "on / in the X": "from the box on the shelf"
 _SOURCE_CHAIN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:the|my|your|a|an|that|this|our)\s+((?:\w+\s+){1,2})$")
 
 
-#: (round 16) "fill the teapot (up) from the kettle", "top the jug up with water from the tap"
+#:  "fill the teapot (up) from the kettle", "top the jug up with water from the tap"
 _FILL_FROM = re.compile(r"\b(?:fill|refill|top)\s+(?:up\s+)?(?P<x>(?:the|my|a|an|your|that|this|our)\s+(?:\w+\s+){0,2}?"
                         r"\w+)\s+(?:up\s+)?(?:from|with|out\s+of|using)\s+(?P<y>(?:(?:the|my|a|an|your|that|this|our|"
                         r"some)\s+)?\w+(?:\s+\w+){0,4})")
 
 
-#: (round 16) a destination right before "on / in the X": "into the box (over) on the counter"
+#:  a destination right before "on / in the X": "into the box (over) on the counter"
 _DEST_CHAIN = re.compile(r"\b(?:in|into|inside|onto|on\s+top\s+of|on)\s+(?:the|my|your|a|an|that|this|our)\s+"
                          r"((?:\w+\s+){1,3}?)(?:(?:over|up|down|there|sitting|standing|that's|that\s+is|which\s+is|"
                          r"which's|just)\s+)*$")
 
 
-#: (round 15) a clause that adds something: "add the cereal", "then stir in the sugar"
+#:  a clause that adds something: "add the cereal", "then stir in the sugar"
 _ADD = re.compile(r"^\W*(?:(?:and|then|now|also)\s+)*(?:add|stir\s+in|mix\s+in|throw\s+in|tip\s+in|pop\s+in|"
                   r"drop\s+in|put\s+in|sprinkle\s+in|toss\s+in)\b|^\W*(?:(?:and|then|now|also)\s+)*(?:tip|put|pop|throw|"
                   r"drop|chuck|pour|stir|toss|sprinkle)\s+(?:the\s+|some\s+|a\s+bit\s+of\s+)?\w+(?:\s+\w+)?\s+in"
                   r"(?:\s+too|\s+as\s+well)?\W*$", re.IGNORECASE)
 
 
-#: (round 15) a giving verb whose first object is the person
+#:  a giving verb whose first object is the person
 _HAND_ME = re.compile(r"\b(?:give|hand|bring|pass|fetch|grab|toss|chuck|get|find|fish)\s+(?:me|us)\b"
                       r"(?!\s+(?:to|a\s+hand|know))", re.IGNORECASE)
 
@@ -82,7 +77,7 @@ _FOR_ME = re.compile(r"\b(?:grab|get|fetch|bring|find|fish\s+out|dig\s+out)\b[^,
                      r"^\W*(?:(?:please|could\s+you|can\s+you|would\s+you|will\s+you)\s+)?(?:bring|fetch)\b", re.IGNORECASE)
 
 
-#: (round 15) a request without a verb: "two new brake pads from the box on the shelf, please"
+#:  a request without a verb: "two new brake pads from the box on the shelf, please"
 _VERBLESS = re.compile(r"^\W*(?:a|an|some|two|three|four|a\s+couple\s+of|a\s+few|one\s+of\s+the|another)\s+"
                        r"[a-z\s'-]+?(?:\s+(?:from|out\s+of|off)\s+[a-z\s'-]+)?,?\s+please\W*$", re.IGNORECASE)
 
@@ -102,14 +97,14 @@ _NOT_DEST = re.compile(r"\b(?:hold|hang|holding|hanging)\s*$|\b(?:that|which|whe
                        r"[^,.;]*$|\bwith\s+(?:a|an|the|some)?\s*\w+\s*$")
 
 
-#: (round 16) a thing said by where it is, right before the preposition: "the screw that's sitting
+#:  a thing said by where it is, right before the preposition: "the screw that's sitting
 #: on the board", "the cup lying in the sink", "the one that's in the box"
 _WHERE_IT_IS = re.compile(r"\b(?:(?:that|which|who)(?:'s|\s+is|\s+are|'re|\s+was|\s+were)(?:\s+(?:still|just|now))?"
                           r"(?:\s+(?:sitting|lying|standing|resting|perched|kept|stored|left|stuck|hanging))?|"
                           r"(?:sitting|lying|standing|resting|perched|kept|stored))\s*$")
 
 
-#: (round 12) where a kept object is to be left: "leave the orange (behind / here) on the shelf"
+#:  where a kept object is to be left: "leave the orange (behind / here) on the shelf"
 _KEEP_PREP = re.compile(r"\b(on|in|inside|at)\s+(?:the\s+|my\s+|your\s+|its\s+|their\s+)?(?:\w+\s+)?$")
 
 
@@ -121,20 +116,20 @@ _PLACING_BEFORE = re.compile(r"\b(?:put|place|set|drop|pop|stick|store|lay|load|
 _KEEP_CLAUSE_END = re.compile(r"[,.;!?]|\b(?:and|then|but|please)\b")
 
 
-#: a destination preposition before a pronoun ("into it", "on top of them", "in there"; round 12)
+#: a destination preposition before a pronoun ("into it", "on top of them", "in there")
 _PRONOUN_DEST = re.compile(r"\b(into|inside|onto|on\s+top\s+of|in|on)\s+(?:it|them|that|this|there)\b")
 
 
 _PREP_KIND = {"into": "in", "inside": "in", "in": "in", "onto": "on", "on top of": "on", "on": "on"}
 
 
-#: (round 17) where the thing said before is: "that's on the counter", "from the shelf"
+#:  where the thing said before is: "that's on the counter", "from the shelf"
 _LOCATED_AFTER = re.compile(r"\s*(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+(?:still\s+|just\s+|now\s+)?(?:(?:sitting|lying|"
                             r"standing|left|resting|kept)\s+)?(?:on|in|inside|by|beside|next\s+to|near|under)|(?:sitting|lying|"
                             r"standing|resting)\s+(?:on|in|inside)|from|off|out\s+of)\s+(?:the|my|your|that|this|our)\s+")
 
 
-#: (round 24, ``which_appositive``) ", the one in the fridge", " - the ones that are on the shelf"
+#: (``which_appositive``) ", the one in the fridge", " - the ones that are on the shelf"
 _APPOSITIVE_PLACE = re.compile(r"\s*(?:,|;|-|\u2013|\u2014|\()\s*(?:the|that)\s+ones?\s+(?:(?:that|which)(?:'s|\s+is|\s+are|'re)\s+)?"
                                r"(?:(?:still\s+|just\s+)?(?:sitting|lying|standing|left|resting|kept)\s+)?"
                                r"(?:on|in|inside|by|beside|next\s+to|near|under|from|off|out\s+of)\s+(?:the|my|your|that|this|our)\s+")
@@ -166,11 +161,11 @@ def mention_bonus(gs: "GoalSearcher", an: Analysis, cands: Sequence[CandidateAto
     named, kinds, person = an.named, an.kinds, an.to_person
     contents = gs.options.rule("contents_descriptor")
     if gs.options.rule("liquid_vessels") and not _POUR.search(an.text):
-        # (round 8) "put the milk back in the fridge": the carton the milk is in
+        #  "put the milk back in the fridge": the carton the milk is in
         named = named | {a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2
                          and a.args[0] in named and a.args[1] not in view.humans}
     picked = {m.cls: m.objects for m in an.mentions if m.ordinal is not None and not m.category}
-    # (round 20) "some cutlery, anything but a knife": the rest of a kind some of which is left out
+    #  "some cutlery, anything but a knife": the rest of a kind some of which is left out
     rest = {o for m in an.mentions if m.category and m.objects & an.excluded for o in m.objects - an.excluded} \
         if gs.options.rule("kind_rest") else set()
     if gs.options.rule("liquid_sources"):
@@ -189,7 +184,7 @@ def mention_bonus(gs: "GoalSearcher", an: Analysis, cands: Sequence[CandidateAto
         elif c.focus in kinds:
             out[i] += 0.5 * w
         elif contents and c.focus in an.descriptors and view.place.get(c.focus) in named:
-            out[i] -= 2 * w + gs.options.weights.context  # (round 14) "the bowl of peanuts": not the peanuts
+            out[i] -= 2 * w + gs.options.weights.context  #  "the bowl of peanuts": not the peanuts
         if person and c.frame.startswith("inhand/"):
             out[i] += 0.5 * w if c.frame == "inhand/?/human" else -0.5 * w
         for a in args[1:]:
@@ -204,7 +199,7 @@ def mention_bonus(gs: "GoalSearcher", an: Analysis, cands: Sequence[CandidateAto
     return out
 
 def hand_me(gs: "GoalSearcher", text: str, cands) -> np.ndarray:
-    """Round 15 (``w_hand_me``): a giving verb with "me" ("hand me two bowls"), a fetch "for
+    """(``w_hand_me``): a giving verb with "me" ("hand me two bowls"), a fetch "for
     us" or a bare "bring the X" without a destination, or a verbless "two X, please": the
     person's hand-overs gain ``w_hand_me``."""
     w = gs.options.weights.hand_me
@@ -214,7 +209,7 @@ def hand_me(gs: "GoalSearcher", text: str, cands) -> np.ndarray:
     return w * np.array([c.frame == "inhand/?/human" for c in cands], dtype=float)
 
 def added(cl: str, chosen, cands, lex: Lexicon, s) -> Optional[int]:
-    """Round 15 (``add_to``): "add the cereal", "stir in the sugar", "throw in the carrots": the
+    """(``add_to``): "add the cereal", "stir in the sugar", "throw in the carrots": the
     thing a clause adds goes into the vessel the clause before filled or put something in."""
     if not _ADD.match(cl):
         return None
@@ -241,14 +236,14 @@ def clause_refs(gs: "GoalSearcher", cl: str, chosen, cands, lex: Lexicon, *, per
     if person:  # the destination this clause names ("... in the bin"), not one another clause names
         here = {o for m in lex.mentions_simple(cl) if not m.descriptor and not (
             gs.options.rule("plural_refs") and not _PREP_BEFORE.search(low[max(0, m.start - 25):m.start]))
-            for o in m.objects}  # (round 6: a place named after a preposition, not a verb's object)
+            for o in m.objects}  # (a place named after a preposition, not a verb's object)
         for i, c in enumerate(cands):
             a = c.atom.args
             if c.atom.predicate in ("on", "in", "liquid_in") and len(a) == 2 and a[1] in here:
                 out[i] += w
     kind = next((k for k in _PRONOUN_DEST.finditer(low) if _PLACING_BEFORE.search(low[:k.start()])),
                 None) if gs.options.rule("pronoun_preps") else None
-    if kind:  # (round 12) "load the pot into it": in, not on ("everything in it" says no place)
+    if kind:  #  "load the pot into it": in, not on ("everything in it" says no place)
         want = _PREP_KIND[re.sub(r"\s+", " ", kind.group(1))]
         for i, c in enumerate(cands):
             if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2:
@@ -279,11 +274,11 @@ def clause_refs(gs: "GoalSearcher", cl: str, chosen, cands, lex: Lexicon, *, per
                 elif lex.view.place.get(c.focus) in m.objects:
                     out[i] += w
                 elif gs.options.rule("plural_refs") and c.focus in m.objects:
-                    out[i] -= w  # (round 6) nor moved itself
+                    out[i] -= w  #  nor moved itself
     return out
 
 def clause_focus(gs: "GoalSearcher", cl: str, cands, lex: Lexicon) -> np.ndarray:
-    """Round 8 (``clause_objects``): a clause without a pronoun that names a thing as its
+    """(``clause_objects``): a clause without a pronoun that names a thing as its
     verb's object is about that thing: atoms about other things, and about a thing it names
     only as a source ("out of the tin", "from the shelf"), lose ``w_clause_object``."""
     out = np.zeros(len(cands))
@@ -302,7 +297,7 @@ def clause_focus(gs: "GoalSearcher", cl: str, cands, lex: Lexicon) -> np.ndarray
             objs |= set(m.objects)
     if not objs:
         return out
-    if gs.options.rule("vessel_focus"):  # (round 15) "boil the kettle": the water in it is about the kettle
+    if gs.options.rule("vessel_focus"):  #  "boil the kettle": the water in it is about the kettle
         objs |= {c.atom.args[0] for c in cands if c.holds and c.atom.predicate == "liquid_in"
                  and len(c.atom.args) == 2 and c.atom.args[1] in objs}
     for i, c in enumerate(cands):
@@ -320,7 +315,7 @@ def dest_bonus(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> np.ndarray
     places = {c.atom.args[1] for c in cands if c.atom.predicate in placing and len(c.atom.args) == 2}
     dests: dict[str, str] = {}
     last: set[str] = set()  # the destination said last
-    back: set[str] = set()  # (round 16) "put it back in the fridge"
+    back: set[str] = set()  #  "put it back in the fridge"
     locators: set[str] = set()
     for m in lex.mentions(text):
         if m.category or m.descriptor:
@@ -331,15 +326,15 @@ def dest_bonus(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> np.ndarray
             continue
         if gs.options.rule("dest_locators") and _WHERE_IT_IS.search(low[max(0, m.start - 60):max(0, m.start - 30) +
                                                                      pm.start(1)]):
-            continue  # (round 16) "the screw that's sitting on the board": where it is, no destination
+            continue  #  "the screw that's sitting on the board": where it is, no destination
         if gs.options.rule("nested_places") and pm.group(1) in ("on", "in", "inside") and \
                 (sc := _SOURCE_CHAIN.search(low[max(0, m.start - 60):max(0, m.start - 30) + pm.start(1)])) and \
                 any(c.holds and c.atom.predicate in ("on", "in") and c.atom.args[1] in m.objects
                     and c.atom.args[0] in src.objects for src in lex.mentions(sc.group(1)) for c in cands):
-            continue  # (round 15) "from the box on the shelf": where the box is, no destination
+            continue  #  "from the box on the shelf": where the box is, no destination
         if gs.options.rule("dest_locators") and (there := locates_dest(low, max(0, m.start - 30) + pm.start(1),
                                                                        m, cands, lex)):
-            # (round 16) "into the box on the counter": where the box is, no destination; of
+            #  "into the box on the counter": where the box is, no destination; of
             # several boxes, the one there
             for o in last - there:
                 dests.pop(o, None)
@@ -357,7 +352,7 @@ def dest_bonus(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> np.ndarray
         return out
     has = {(c.atom.args[0], c.atom.args[1], c.atom.predicate) for c in cands
            if c.atom.predicate in ("on", "in") and len(c.atom.args) == 2}
-    # (round 20) how things are placed at each destination now: "on" the desk, "in" the fridge
+    #  how things are placed at each destination now: "on" the desk, "in" the fridge
     now = Counter((c.atom.args[1], c.atom.predicate) for c in cands
                   if c.holds and c.atom.predicate in ("on", "in") and len(c.atom.args) == 2)
     usual = {p: ("on" if now[(p, "on")] > now[(p, "in")] else "in") for p in dests
@@ -372,15 +367,15 @@ def dest_bonus(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> np.ndarray
             out[i] += gs.options.weights.dest
         if not kind and gs.options.rule("usual_placing") and pred in ("in", "on") and \
                 (a[0], a[1], "on" if pred == "in" else "in") in has and usual.get(a[1]) == pred:
-            out[i] += 0.5 * gs.options.weights.dest  # (round 20) "over to my desk": on it, as things are now
-    for i, c in enumerate(cands):  # (round 16) not onto the place that only says where
+            out[i] += 0.5 * gs.options.weights.dest  #  "over to my desk": on it, as things are now
+    for i, c in enumerate(cands):  #  not onto the place that only says where
         if locators and c.atom.predicate in placing and len(c.atom.args) == 2 and c.atom.args[1] in locators \
                 and not c.holds:
             out[i] -= gs.options.weights.dest
     return out
 
 def which_one(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> np.ndarray:
-    """Round 17 (``which_one``): a thing of several said with where it is ("the book that's on
+    """(``which_one``): a thing of several said with where it is ("the book that's on
     the counter", "the spoon from the counter", "the box beside it") is the one there: atoms
     about the others lose ``w_dest``; "on top of the other one" is the other one of them."""
     out = np.zeros(len(cands))
@@ -442,7 +437,7 @@ def which_one(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> np.ndarray:
     return out
 
 def fill_from(gs: "GoalSearcher", low: str, cands, lex: Lexicon) -> np.ndarray:
-    """Round 16 (``fill_from``): "fill the teapot from the kettle", "top up the jug with water
+    """(``fill_from``): "fill the teapot from the kettle", "top up the jug with water
     from the tap": pouring into the vessel filled gets ``w_dest`` (of what the source holds, if
     a source is said), pouring into the source loses it."""
     out = np.zeros(len(cands))
@@ -467,7 +462,7 @@ def fill_from(gs: "GoalSearcher", low: str, cands, lex: Lexicon) -> np.ndarray:
 
 def dest_locators(gs: "GoalSearcher", text: str, cands, lex: Lexicon) -> set[str]:
     """The places ``text`` names only to say where a destination is ("in the basket on the
-    worktop": the worktop), by ``_locates_dest`` (round 16, ``dest_locators``)."""
+    worktop": the worktop), by ``_locates_dest`` (``dest_locators``)."""
     if not gs.options.rule("dest_locators"):
         return set()
     low = text.lower()
@@ -523,7 +518,7 @@ def lid(gs: "GoalSearcher", cl: str, chosen, cands, lex: Lexicon) -> Optional[in
     return None
 
 def taken(earlier: Sequence[str], chosen, cands, lex: Lexicon, agents) -> set[str]:
-    """What a plural pronoun refers to (round 6): the things the earlier clauses name (not
+    """What a plural pronoun refers to : the things the earlier clauses name (not
     the places they are taken from): a plural noun's members (there), one of a singular's
     (the one an earlier atom is about). When that makes more than two, places (things that
     hold other things now) are left out: with several things named, a place is where they go
@@ -551,7 +546,7 @@ def refs(chosen, cands, cl: str, agents, heat: bool = False) -> set[str]:
         return set()
     prev = cands[chosen[-1]].atom
     refs = {prev.args[0] if prev.predicate != "at" else prev.args[-1]} - agents
-    if heat and _HEAT.search(cl):  # (round 17, ``heat_contents``) heating a vessel heats its liquid
+    if heat and _HEAT.search(cl):  # (``heat_contents``) heating a vessel heats its liquid
         refs |= poured_into(refs, chosen, cands)
     return refs
 
@@ -569,7 +564,7 @@ def state_bonus(gs: "GoalSearcher", text: str, cands, lex: Lexicon, pronoun_refs
     said = text.lower()
     if gs.options.rule("state_descriptors"):  # "put the clean mugs away": an adjective, no state asked
         said = STATE_ADJ.sub(lambda m: m.group(1) + " " * (len(m.group(0)) - len(m.group(1))), said)
-    if gs.options.rule("instruments"):  # round 6: a verb in a class name is no verb ("the rinse jar")
+    if gs.options.rule("instruments"):  # a verb in a class name is no verb ("the rinse jar")
         for m in reversed(lex.mentions_simple(text)):
             said = said[:m.start] + " " * (m.end - m.start) + said[m.end:]
     low = " " + " ".join(_WORD.findall(said)) + " "
@@ -645,7 +640,7 @@ def companion(cl: str, state: CandidateAtom, cands, lex: Lexicon) -> Optional[in
 def keep_atoms(gs: "GoalSearcher", instruction: str, an: Analysis, view: SceneView, cands,
                 lex: Lexicon) -> tuple[Atom, ...]:
     """Kept objects ("leave the X on the Y") where they are now, as positive literals; with
-    ``kept_places`` (round 12), where the instruction says to leave them when that is not
+    ``kept_places`` , where the instruction says to leave them when that is not
     where they are now ("bring the fruit bowl over but leave the orange on the shelf": the
     orange comes out of the bowl onto the shelf)."""
     said = kept_places(instruction, an, view, cands, lex) if gs.options.rule("kept_places") else {}

@@ -23,8 +23,8 @@ import numpy as np
 
 from groundplan.knowledge.uses import ClassUses
 from groundplan.methods.small_model.candidates import scene_view, split_name
-from groundplan.methods.small_model.mentions import categories, plural_forms, synonyms
 from groundplan.methods.small_model.needs import disposal_said, is_disposal_class
+from groundplan.methods.small_model.scene_lexicon import categories, plural_forms, synonyms
 from groundplan.pddl.model import Problem
 
 #: scenes with more objects (agents included) than this are focused

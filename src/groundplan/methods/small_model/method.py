@@ -60,7 +60,7 @@ class GoalSearchConfig:
     self_correction: bool = True
     #: a MiniLM model directory (default: the bundled one)
     minilm_dir: Optional[str] = None
-    #: (round 19) the goal adapter (``adapter.py``): "off"; "first": its generated goal is
+    #:  the goal adapter (``adapter.py``): "off"; "first": its generated goal is
     #: planned first, goalsearch's candidates after it; "confident": the same when the
     #: generated goal's mean log-probability per token is at least ``adapter_min_logprob``;
     #: "rerank": goalsearch's first ``adapter_k`` candidates in the order of the adapter's

@@ -12,11 +12,7 @@ import numpy as np
 from groundplan.methods.small_model.candidates import (
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Analysis,
-    Lexicon,
-    with_vessels,
-)
+from groundplan.methods.small_model.mentions import Analysis, with_vessels
 from groundplan.methods.small_model.needs import (
     disposal_said,
     is_disposal_class,
@@ -34,19 +30,20 @@ from groundplan.methods.small_model.patterns import (
     _cold_places,
     _drinking_vessels,
 )
+from groundplan.methods.small_model.scene_lexicon import Lexicon
 
 if TYPE_CHECKING:
     from groundplan.methods.small_model.search import GoalSearcher
 
 
 #: before a mention: a destination ("onto the"), a source ("out of the"), "the spare" / "an empty"
-#: words a verbless request may open with before what it asks for (round 8)
+#: words a verbless request may open with before what it asks for
 _REQUEST_LEAD = frozenset({"the", "a", "an", "my", "some", "your", "that", "this", "these", "those", "both", "one",
                            "two", "three", "four", "five", "couple", "few", "of", "please", "pls", "just", "and",
                            "also", "more", "another", "all", "any"})
 
 
-#: a count before a mention ("only one knife", "the one set of tongs", "a couple of rods"): asked for (round 9)
+#: a count before a mention ("only one knife", "the one set of tongs", "a couple of rods"): asked for
 _COUNTED_BEFORE = re.compile(r"(?:^|\b)(?:one|only\s+one|just\s+one|the\s+one|a\s+single|a\s+couple\s+of|a\s+pair\s+of|two|"
                              r"three|both)\s+(?:(?:set|pair|bunch|pack|packet|box|bag)\s+of\s+)?(?:\w+\s+)?$")
 
@@ -61,33 +58,33 @@ _REQUEST_NEXT = re.compile(r"\s*(?:$|[,.!?;]|(?:please|pls|for|to|in|into|on|ont
                            re.IGNORECASE)
 
 
-#: (round 18) "it reeks of varnish", "the smell of fish", "fumes from the glue pot"
+#:  "it reeks of varnish", "the smell of fish", "fumes from the glue pot"
 _SMELL_OF = re.compile(r"\b(?:(?:reek|reeks|reeking|stink|stinks|stinking|smell|smells|smelling|stench|whiff|pong|"
                        r"pongs|niff|odour|odor|fumes|fug)\s+(?:of|from|off|coming\s+(?:off|from))|smells\s+like|stinks\s+like)\s+"
                        r"(?:(?:the|that|this|those|these|some|old|stale|all|my|your|his|her|their|its|wet|burnt|"
                        r"rotten|rotting|mouldy|moldy)\s+){0,3}$")
 
 
-#: (round 24, ``disposal_asked``) throwing away asked for in so many words
+#: (``disposal_asked``) throwing away asked for in so many words
 _THROW_AWAY = re.compile(r"\b(?:(?:throw|throws|chuck|toss)\s+(?:\w+\s+){0,4}?(?:away|out)\b|discard|dispose\s+of|"
                          r"get\s+rid\s+of|bin\s+(?:it|them|this|that|these|those|the)\b)")
 
 
-#: (round 23) attribute words that rule out a kind of thing when negated ("nothing fizzy")
+#:  attribute words that rule out a kind of thing when negated ("nothing fizzy")
 _NEG_ATTRIBUTE = re.compile(r"fizzy|fizz|carbonated|sparkling|bubbly|sugary|sugar|sweet|alcoholic|alcohol|booze|boozy|"
                             r"caffeinated|caffeine|dairy|spicy|salty|greasy|fatty|sharp|pointy|fragile|breakable")
 
 
-#: (round 23) "nothing fizzy", "no sugary drinks", "nothing with sugar in it", "something non-alcoholic"
+#:  "nothing fizzy", "no sugary drinks", "nothing with sugar in it", "something non-alcoholic"
 _NOTHING_ATTRIBUTE = re.compile(r"\b(?:nothing|no|non|not|without)\b[^,.;!?]{0,20}?\b(" + _NEG_ATTRIBUTE.pattern + r")\b")
 
 
-#: (round 23) a statement of hunger ("I'm starving", "would go down well", "is calling my name")
+#:  a statement of hunger ("I'm starving", "would go down well", "is calling my name")
 _HUNGRY = re.compile(r"\b(?:starving|starved|hungry|peckish|famished|ravenous|could\s+eat|would\s+go\s+down|"
                      r"calling\s+(?:my|to\s+me)|my\s+stomach|tummy|craving|dying\s+for)\b")
 
 
-#: (round 23, ``dirt_there``) "there's a sticky ring in ...", "there are crumbs all over ...": dirt said
+#: (``dirt_there``) "there's a sticky ring in ...", "there are crumbs all over ...": dirt said
 #: to be in or on a thing named next
 _DIRT_THERE = re.compile(r"\bthere(?:'s|\s+is|\s+are|'re|\s+was)\s+(?:a\s+|an\s+|some\s+|loads\s+of\s+|bits\s+of\s+)?"
                          r"(?:[a-z]+\s+){0,2}?(?:rings?|stains?|smears?|marks?|grime|gunk|crud|residue|film|crumbs|grease|"
@@ -95,19 +92,19 @@ _DIRT_THERE = re.compile(r"\bthere(?:'s|\s+is|\s+are|'re|\s+was)\s+(?:a\s+|an\s+
                          r"[^.!?]{0,25}?\b(?:in|on|inside|all\s+over|over|round|around)\b")
 
 
-#: (round 23, ``hungry_named``) a food the person turns down: "I can't face the rest of that sandwich"
+#: (``hungry_named``) a food the person turns down: "I can't face the rest of that sandwich"
 _REFUSED = re.compile(r"\b(?:can't|cannot|can\s+not|couldn't)\s+(?:\w+\s+)?(?:face|stomach|look\s+at|eat)\b|\bsick\s+of\b|"
                       r"\bfed\s+up\s+with\b|\bhad\s+enough\s+of\b|\b(?:don't|do\s+not|won't)\s+(?:\w+\s+)?(?:want|fancy|like)\b|"
                       r"\bno\s+more\b|\bnot\b|\bexcept\b|\bapart\s+from\b|\bbar\b")
 
 
-#: (round 17) words saying a thing is dirty
+#:  words saying a thing is dirty
 _DIRTY = re.compile(r"\b(?:dirty|dusty|filthy|grimy|greasy|grubby|mucky|sticky|stained|smeared|smudged|smeary|"
                     r"grotty|manky|gunky|crusty|caked|muddy|covered\s+in|coated\s+in|fingerprints|cobwebs|"
                     r"(?:needs?|could\s+do\s+with)\s+(?:a\s+)?(?:clean|wash|wipe|rinse|scrub|polish))\b")
 
 
-#: (round 22, ``floor_tools``) the floor, a mess on it, a wet one, and the tools for each
+#: (``floor_tools``) the floor, a mess on it, a wet one, and the tools for each
 _FLOOR = re.compile(r"\b(?:floors?|floorboards|carpets?|rugs?|tiles|lino|deck|doormat|hallway|porch|patio)\b")
 
 
@@ -126,7 +123,7 @@ _MOPS = frozenset({"mop", "squeegee"})
 _SWEEPERS = frozenset({"broom", "vacuum", "hoover", "dustpan", "sweeper"})
 
 
-#: (round 22, ``foul_liquid``) a liquid said to be dirty or foul, and the classes it is poured away into
+#: (``foul_liquid``) a liquid said to be dirty or foul, and the classes it is poured away into
 _FOUL = re.compile(r"\b(?:dirty|filthy|grey|gray|murky|mucky|muddy|cloudy|scummy|slimy|stagnant|brackish|"
                    r"grim|horrible|disgusting|gross|rank|foul|minging|manky|skanky|yucky|revolting|"
                    r"smell(?:s|y|ing)?|stink(?:s|y|ing)?|pong(?:s|y|ing)?|reek(?:s|ing)?|whiff(?:y)?|"
@@ -136,12 +133,12 @@ _FOUL = re.compile(r"\b(?:dirty|filthy|grey|gray|murky|mucky|muddy|cloudy|scummy
 _DRAIN_WORDS = frozenset({"sink", "drain", "basin", "washbasin", "toilet", "gully", "plughole"})
 
 
-#: (round 20) a plant said to need water, and the words for plants
+#:  a plant said to need water, and the words for plants
 _WATERING = re.compile(r"\b(?:water(?:s|ed|ing)?|drink|thirst|thirsty|dry|parched|droop(?:s|y|ing)?|wilt(?:s|ed|ing)?|"
                        r"flagging|dying)\b")
 
 
-#: (round 20) said to be cold right after it is named: "'s stone cold", " has gone cold", " is lukewarm"
+#:  said to be cold right after it is named: "'s stone cold", " has gone cold", " is lukewarm"
 _COLD_AFTER = re.compile(r"^(?:'s|'re|\s+(?:is|are|was|were|has|have|had|got|gets|went|seems|looks))?\s+"
                          r"(?:gone\s+|got\s+|been\s+|all\s+|a\s+bit\s+|really\s+|too\s+|so\s+|completely\s+|"
                          r"totally\s+|still\s+){0,2}(?:stone[\s-]+cold|cold|lukewarm|luke\s+warm|tepid|freezing|icy|"
@@ -158,9 +155,9 @@ def need_mode(gs: "GoalSearcher", text: str, an: Optional[Analysis], cands, view
     context = {o for m in an.mentions if not m.category and not wanted(text, m.start, gs.options.rule("have_any"), gs.options.rule("want_modifiers"))
                for o in m.objects} - lacked \
         if an is not None else set()
-    if an is not None and gs.options.rule("cause_context"):  # (round 14) "sticky after that fruit": the cause
+    if an is not None and gs.options.rule("cause_context"):  #  "sticky after that fruit": the cause
         context |= _caused(text, an)
-    # (round 8) what a verbless request opens with is what it asks for ("a couple of energy
+    #  what a verbless request opens with is what it asks for ("a couple of energy
     # bars for the kids", "one cup in the fridge please"), unlike a subject ("the trowel left
     # my hands muddy"): no context
     asked = {o for m in an.mentions[:1] if not m.category and all(  # (a modifier may come last)
@@ -170,7 +167,7 @@ def need_mode(gs: "GoalSearcher", text: str, an: Optional[Analysis], cands, view
         asked |= {o for m in an.mentions if not m.category
                   and _MEANS_BEFORE.search(text[max(0, m.start - 12):m.start]) for o in m.objects}
     if an is not None and gs.options.rule("hungry_named") and lex is not None and lex.is_a is not None:
-        # (round 23) "I'm starving and my salad's still in the fridge": the salad is asked for
+        #  "I'm starving and my salad's still in the fridge": the salad is asked for
         low = text.lower().replace("’", "'")  # (in the sentence that says the hunger)
         said = [sent.span() for sent in _SENTENCE.finditer(low) if _HUNGRY.search(sent.group(0))]
         hungry = {o for m in an.mentions if not m.category and any(a <= m.start < b for a, b in said)
@@ -179,29 +176,29 @@ def need_mode(gs: "GoalSearcher", text: str, an: Optional[Analysis], cands, view
         asked |= hungry
     else:
         hungry = set()
-    if an is not None and gs.options.rule("counted_asked"):  # (round 9) "only one knife please", "one rod'll do"
+    if an is not None and gs.options.rule("counted_asked"):  #  "only one knife please", "one rod'll do"
         asked |= {o for m in an.mentions if not m.category
                   and _COUNTED_BEFORE.search(text[max(0, m.start - 30):m.start].lower()) for o in m.objects}
     w_context = gs.options.weights.context
     smelled = {o for m in an.mentions if _SMELL_OF.search(text[max(0, m.start - 30):m.start].lower())
                for o in m.objects} if an is not None and gs.options.rule("smell_cause") else set()
-    if smelled and gs.options.rule("smell_kin"):  # (round 20) "the fumes off the wax": the wax blocks too
+    if smelled and gs.options.rule("smell_kin"):  #  "the fumes off the wax": the wax blocks too
         words = {w for o in smelled for w in view.cls(o).split("_")}
         smelled |= {o for o, cls in view.objects.items() if cls.split("_")[0] in words}
     smelt = with_vessels(smelled, view) - asked
     for i, c in enumerate(cands):
-        if c.focus in smelt:  # (round 18) "it reeks of varnish": the varnish is the cause, nothing asked of it
+        if c.focus in smelt:  #  "it reeks of varnish": the varnish is the cause, nothing asked of it
             out[i] -= 2 * gs.options.weights.mention + w_context
             continue
-        if c.focus in (lacked | hungry) and c.frame == "inhand/?/human":  # (round 20) what the person lacks
+        if c.focus in (lacked | hungry) and c.frame == "inhand/?/human":  #  what the person lacks
             out[i] += gs.options.weights.need_mode + w_context
             continue
         strong = w_context if c.focus not in asked else 0.0
         if strong and c.focus in context and c.frame == "inhand/?/robot":
-            out[i] -= gs.options.weights.need_mode + strong  # (round 8) nor the robot's hand
+            out[i] -= gs.options.weights.need_mode + strong  #  nor the robot's hand
         elif c.frame == "inhand/?/human":
             if c.focus in context:
-                # cancels the bonus for a named object; round 8: and the words' closeness to it
+                # cancels the bonus for a named object; and the words' closeness to it
                 # ("hands caked in clay", "nothing to eat this salad with": not the clay, the salad)
                 out[i] -= 2 * gs.options.weights.mention + strong
         elif not c.meets_need or c.holds:
@@ -209,7 +206,7 @@ def need_mode(gs: "GoalSearcher", text: str, an: Optional[Analysis], cands, view
     return out
 
 def negated_kinds(gs: "GoalSearcher", instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
-    """Round 23 (``negated_kinds``): an attribute word in a negated span ("anything except the
+    """(``negated_kinds``): an attribute word in a negated span ("anything except the
     fizzy one", "nothing with sugar in it", "that isn't alcoholic") rules out the things whose
     class name is nearest it (within 0.1 of the nearest, and at least 0.5 alike: fizzy -> soda,
     coke, cola), as a thing named there is ruled out: they are not handed over."""
@@ -229,7 +226,7 @@ def negated_kinds(gs: "GoalSearcher", instruction: str, an: Analysis, cands, vie
     return out
 
 def dirty_named(gs: "GoalSearcher", an: Analysis, cands) -> np.ndarray:
-    """Round 17 (``dirty_named``): a sentence whose subject (its first named thing) is said to
+    """(``dirty_named``): a sentence whose subject (its first named thing) is said to
     be dirty after it ("this bowl is dusty", "the cups ... and they're dusty", "the case of
     this watch is covered in greasy fingerprints") asks for that thing clean."""
     out = np.zeros(len(cands))
@@ -241,7 +238,7 @@ def dirty_named(gs: "GoalSearcher", an: Analysis, cands) -> np.ndarray:
             continue
         if _DIRTY.search(text[ms[0].end:sent.end()].lower().replace("’", "'")):
             dirty |= ms[0].objects
-        elif gs.options.rule("dirt_there"):  # (round 23) "there's a sticky ring in my glass"
+        elif gs.options.rule("dirt_there"):  #  "there's a sticky ring in my glass"
             said = _DIRT_THERE.search(text[sent.start():sent.end()].lower().replace("’", "'"))
             after = [m for m in ms if said is not None and m.start >= sent.start() + said.end()]
             if after:
@@ -252,7 +249,7 @@ def dirty_named(gs: "GoalSearcher", an: Analysis, cands) -> np.ndarray:
     return out
 
 def milk_added(gs: "GoalSearcher", instruction: str, an: Optional[Analysis], cands, view: SceneView, lex: Lexicon) -> np.ndarray:
-    """Round 22 (``milk_added``): a drink said too strong or bitter (need_paraphrases_more.yaml),
+    """(``milk_added``): a drink said too strong or bitter (need_paraphrases_more.yaml),
     or milk asked for by the splash ("a splash of milk in my cup", "I take it white"): pouring
     the scene's milk into the cup that holds tea or coffee, else into a cup the words name, else
     into a coffee cup, gains twice ``w_need_mode`` and ``w_mention``."""
@@ -272,7 +269,7 @@ def milk_added(gs: "GoalSearcher", instruction: str, an: Optional[Analysis], can
     return out
 
 def floor_tools(gs: "GoalSearcher", instruction: str, cands, view: SceneView) -> np.ndarray:
-    """Round 22 (``floor_tools``): a need statement with a sentence about a mess on the floor
+    """(``floor_tools``): a need statement with a sentence about a mess on the floor
     ("glitter all over the floor", "the floor by the sink is soaking wet"): handing over a floor
     tool of the kind the mess needs (what is wet: a mop; else a broom, a vacuum, a dustpan) gains
     ``w_need_mode``."""
@@ -291,7 +288,7 @@ def floor_tools(gs: "GoalSearcher", instruction: str, cands, view: SceneView) ->
     return out
 
 def foul_liquid(gs: "GoalSearcher", an: Analysis, cands, view: SceneView) -> np.ndarray:
-    """Round 22 (``foul_liquid``): a sentence whose first named thing is a liquid, or a vessel
+    """(``foul_liquid``): a sentence whose first named thing is a liquid, or a vessel
     holding one, said to be dirty or foul after it ("the water in that bucket has gone grey",
     "that bucket of old tank water is starting to pong") asks for the liquid poured away: into
     a sink or drain of the scene."""
@@ -321,7 +318,7 @@ def foul_liquid(gs: "GoalSearcher", an: Analysis, cands, view: SceneView) -> np.
     return out
 
 def watered(gs: "GoalSearcher", text: str, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
-    """Round 20 (``water_plant``): a plant the text names, said to need water ("wilting", "give
+    """(``water_plant``): a plant the text names, said to need water ("wilting", "give
     it a water", "hasn't had a drink"), standing in a vessel that can hold water: water in
     that vessel."""
     out = np.zeros(len(cands))
@@ -340,7 +337,7 @@ def watered(gs: "GoalSearcher", text: str, cands, view: SceneView, lex: Lexicon)
     return out
 
 def cold_named(gs: "GoalSearcher", instruction: str, an: Analysis, cands, view: SceneView) -> np.ndarray:
-    """Round 20 (``cold_named``): a thing said to be cold right after it is named ("the water
+    """(``cold_named``): a thing said to be cold right after it is named ("the water
     in the kettle's stone cold", "my soup has gone cold"; a vessel: the liquid in it) asks
     for it warm, not for a thing to hand over."""
     out = np.zeros(len(cands))
@@ -355,14 +352,14 @@ def cold_named(gs: "GoalSearcher", instruction: str, an: Analysis, cands, view: 
 
 def disposal(gs: "GoalSearcher", instruction: str, an: Optional[Analysis], cands, view: SceneView) -> np.ndarray:
     """Placements into a disposal container lose ``w_disposal`` unless throwing away is asked
-    for (round 12): a robot does not bin a helmet it was asked to put on the bench."""
+    for : a robot does not bin a helmet it was asked to put on the bench."""
     out = np.zeros(len(cands))
     bins = {o for o, cls in view.objects.items() if is_disposal_class(cls)}
     if not bins:
         return out
     if disposal_said(instruction):
         if gs.options.rule("disposal_asked") and _THROW_AWAY.search(instruction.lower().replace("’", "'")):
-            for i, c in enumerate(cands):  # (round 24) asked for in words, not by the bin's name
+            for i, c in enumerate(cands):  #  asked for in words, not by the bin's name
                 if c.atom.predicate == "in" and len(c.atom.args) == 2 and c.atom.args[1] in bins:
                     out[i] += gs.options.weights.disposal
         return out
@@ -376,7 +373,7 @@ def disposal(gs: "GoalSearcher", instruction: str, an: Optional[Analysis], cands
     return out
 
 def spill(gs: "GoalSearcher", an: Analysis, cands, view: SceneView, lex: Lexicon) -> np.ndarray:
-    """A spill (round 12): the spilled things and their vessels are context, something to
+    """A spill : the spilled things and their vessels are context, something to
     wipe with is what the need asks for."""
     out = np.zeros(len(cands))
     spilled = with_vessels({o for m in an.mentions if not m.category for o in m.objects}, view)
@@ -393,7 +390,7 @@ def places_of(cands) -> set[str]:
     return {c.atom.args[1] for c in cands if c.atom.predicate in ("in", "on") and len(c.atom.args) == 2}
 
 def need_state_bonus(gs: "GoalSearcher", plain: Sequence[str], cands, view: SceneView) -> np.ndarray:
-    """A colloquial need met by a state (round 13, need_paraphrases.yaml ``states``: a stuffy
+    """A colloquial need met by a state (need_paraphrases.yaml ``states``: a stuffy
     room by an opened window): that state of an object of that class gains ``w_need_state``."""
     out = np.zeros(len(cands))
     states = need_states(plain)
@@ -408,7 +405,7 @@ def need_state_bonus(gs: "GoalSearcher", plain: Sequence[str], cands, view: Scen
     return out
 
 def left_out(gs: "GoalSearcher", an: Analysis, cands, view: SceneView) -> np.ndarray:
-    """Food or drink left standing out (round 13): what the statement names (a liquid: its
+    """Food or drink left standing out : what the statement names (a liquid: its
     vessel) goes into a cold place (functions.yaml ``cold``), by ``w_left_out``."""
     out = np.zeros(len(cands))
     cold = _cold_places(view)

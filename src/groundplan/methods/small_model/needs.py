@@ -1,10 +1,10 @@
-"""Need statements, for goalsearch's need mode (issue 21, round 4).
+"""Need statements, for goalsearch's need mode .
 
 "My throat feels like sandpaper", "someone is knocking", "the tea has gone cold": none of
 the clauses asks for an action, so the instruction states a need. Its goal hands the person
 something or changes a state that meets the need (a window opened, a drink warmed), not a
 placement of whatever the sentence happens to mention (the chair a nail sticks out of, the
-walnuts that will not crack). The words are in ``prompts/small_model/speech.yaml``.
+walnuts that will not crack). The words are in ``knowledge/data/goalsearch/speech.yaml``.
 
 Nothing here reads a gold goal; only the instruction."""
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from importlib import resources
 from typing import Sequence
 
+from groundplan.knowledge.goalsearch_words import word_list_file, word_list_text
 from groundplan.schemas import yaml_lines as yaml_fast
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -25,7 +25,7 @@ _PLACE_PREP = r"(?:in|into|inside|on|onto|back|away|out)"
 
 @lru_cache(maxsize=1)
 def speech() -> dict:
-    text = resources.files("groundplan.prompts.small_model").joinpath("speech.yaml").read_text()
+    text = word_list_text("speech.yaml")
     data = yaml_fast.safe_load(text) or {}
     wrappers = sorted((w.split() for w in data.get("wrappers") or ()), key=len, reverse=True)
     return {"commands": frozenset(data.get("commands") or ()),
@@ -39,23 +39,23 @@ def speech() -> dict:
                 re.escape(w) for w in data.get("wish_state") or ("be",)) + r")\b"),
             # "I'd like the apple in the fridge", "I want the cups washed": a wish about where or
             # how a named thing is
-            # (round 5: also of a group or a number of things: "I want every mug on the shelf")
+            # (also of a group or a number of things: "I want every mug on the shelf")
             "wish_object": re.compile(r"\b(?:want|need|like|prefer|love)\s+(?:the|my|your|this|that|these|those|both|"
                                       r"all\s+(?:of\s+)?the|all|every(?:\s+single)?|each|two|three|four|five|six|"
                                       r"a\s+couple\s+of|a\s+few|a\s+pair\s+of)\s+(?:[a-z]+\s+){1,3}?(?:" + "|".join(
                 re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
-            # round 17: a wish about where two named things go ("I need both the pan and the pot up
+            # a wish about where two named things go ("I need both the pan and the pot up
             # on the stove")
             "wish_pair": re.compile(r"\b(?:want|need|like|prefer|love)\s+(?:both\s+)?(?:the|my|your|this|that)\s+"
                                     r"(?:[a-z]+\s+){1,3}?and\s+(?:the|my|your|this|that)\s+(?:[a-z]+\s+){1,3}?"
                                     r"(?:(?:up|down|over|out|back)\s+)?(?:" + "|".join(
                 re.escape(w) for w in data.get("wish_object") or ("in", "on")) + r")\b"),
             "conditionals": tuple(tuple(c.split()) for c in data.get("conditionals") or ()),
-            # round 12: disposal containers and the words that ask for throwing away; spills
+            # disposal containers and the words that ask for throwing away; spills
             "disposal_classes": frozenset(data.get("disposal_classes") or ()),
             "disposal": _alternation(data.get("disposal_cues") or ()),
             "spill": re.compile(r"\b(?:" + "|".join(data.get("spill_words") or ("(?!)",)) + r")\b"),
-            # round 13: set phrases rewritten to plain words ("put the kettle on": boil the kettle)
+            # set phrases rewritten to plain words ("put the kettle on": boil the kettle)
             "idioms": tuple((re.compile(r"\b(?:" + pat + r")\b", re.IGNORECASE), rep)
                             for pat, rep in data.get("idioms") or ()),
             "placement": re.compile(r"\b(?:" + "|".join(re.escape(p) for p in sorted(
@@ -118,7 +118,7 @@ def _verb_forms(word: str) -> tuple[str, ...]:
 
 def is_need_statement(text: str, pairs: bool = False) -> bool:
     """True when no clause of ``text`` asks for an action or says where something belongs.
-    ``pairs`` (round 17): nor wishes two named things somewhere."""
+    ``pairs`` : nor wishes two named things somewhere."""
     lex = speech()
     low = text.lower().replace("’", "'")
     if pairs and lex["wish_pair"].search(low):
@@ -153,13 +153,13 @@ def strip_purpose(text: str) -> str:
     return head if head and not is_need_statement(head) else text
 
 
-#: (round 6: what the person is looking for: "can't find the clicker", "where's my phone")
+#: (what the person is looking for: "can't find the clicker", "where's my phone")
 _WANT = re.compile(r"\b(?:like|want|need|have|use|fancy|crave|craving|get|give|bring|hand|pass|fetch|grab|find|seen|"
                    r"lost|misplaced|locate|where's|where\s+is|where\s+are|where're)\s+"
                    r"(?:me\s+)?(?:(?:the|a|an|some|my|your|that|this|one|of|those|these|any|more|couple|pair|few|two|"
                    r"three|both|all|several)\s+){0,4}$")
 
-#: (round 24) a determiner, then one or two words that describe the thing wanted: "need a spare
+#:  a determiner, then one or two words that describe the thing wanted: "need a spare
 #: ", "like a nice clean ", "could use a fresh "; not a clause's function words ("need to clean
 #: the "), nor a thing to be used ("I want to use my new keyboard": it goes on the desk)
 _WANT_MODIFIED = re.compile(
@@ -171,9 +171,9 @@ _WANT_MODIFIED = re.compile(
 
 @lru_cache(maxsize=1)
 def _need_states() -> dict[str, tuple[tuple[str, str], ...]]:
-    """A plain need -> the states that meet it (round 13, ``states`` of need_paraphrases.yaml:
+    """A plain need -> the states that meet it (``states`` of need_paraphrases.yaml:
     "opened window": a window opened)."""
-    res = resources.files("groundplan.prompts.small_model").joinpath("need_paraphrases.yaml")
+    res = word_list_file("need_paraphrases.yaml")
     data = yaml_fast.safe_load(res.read_text()) if res.is_file() else None
     out = {}
     for entry in data or ():
@@ -190,15 +190,15 @@ def need_states(needs: Sequence[str]) -> tuple[tuple[str, str], ...]:
 
 
 def _lexicon_entries(name: str) -> list:
-    res = resources.files("groundplan.prompts.small_model").joinpath(name)
+    res = word_list_file(name)
     return list(yaml_fast.safe_load(res.read_text()) or ()) if res.is_file() else []
 
 
 @lru_cache(maxsize=2)
 def _paraphrases(more: bool = False) -> tuple[re.Pattern, dict[str, int], tuple[str, ...]]:
-    """``prompts/small_model/need_paraphrases.yaml``: colloquial phrasings -> a plain need (round 6):
+    """``knowledge/data/goalsearch/need_paraphrases.yaml``: colloquial phrasings -> a plain need :
     one pattern over every phrasing (longest first), the need each phrasing signals, the needs.
-    ``more`` (round 15): with need_paraphrases_more.yaml's phrasings (of the same needs or new)."""
+    ``more`` : with need_paraphrases_more.yaml's phrasings (of the same needs or new)."""
     entries = _lexicon_entries("need_paraphrases.yaml")
     if more:
         entries += _lexicon_entries("need_paraphrases_more.yaml")
@@ -220,7 +220,7 @@ def _paraphrases(more: bool = False) -> tuple[re.Pattern, dict[str, int], tuple[
     return pat, of, tuple(needs)
 
 
-#: words a loose phrasing match skips: a phrasing's content words are the others (round 14)
+#: words a loose phrasing match skips: a phrasing's content words are the others
 _LOOSE_SKIP = frozenset("""i i'm im my me a an the is are am was were be been being have has had got get gets
     getting to of in on at for it its it's so too very really all and some need needs want like could would can just
     feel feels feeling this that these those up out off with from bit little as such something anything nothing
@@ -277,7 +277,7 @@ def _loose_needs(low: str, more: bool = False) -> list[tuple[int, int, int]]:
 def paraphrase_needs(text: str, loose: bool = False, more: bool = False) -> tuple[str, ...]:
     """The plain needs the colloquial phrasings of ``text`` signal ("I'm gasping": "I am thirsty
     and want something to drink"), each once, in the order said; the longest phrasing wins where
-    two overlap ("the plants are thirsty" is no thirst). ``loose`` (round 14): a phrasing of two or
+    two overlap ("the plants are thirsty" is no thirst). ``loose`` : a phrasing of two or
     more content words also counts with other words between or in another order. ``more`` (round
     15): with need_paraphrases_more.yaml."""
     pat, of, needs = _paraphrases(more)
@@ -297,19 +297,19 @@ def paraphrase_needs(text: str, loose: bool = False, more: bool = False) -> tupl
     return tuple(out)
 
 
-#: (round 18) a thing asked about: "have we got any of those energy bars left?", "is there any cake?"
+#:  a thing asked about: "have we got any of those energy bars left?", "is there any cake?"
 _ASKED_ABOUT = re.compile(r"\b(?:(?:have|has)\s+(?:we|you|they|i)\s+(?:still\s+)?got|(?:we|you)'ve\s+(?:still\s+)?got|"
                           r"(?:we|you)\s+got|(?:is|are)\s+there(?:\s+still)?|(?:do|did)\s+(?:we|you)\s+(?:still\s+)?"
                           r"have|(?:any|some)\s+(?:more|left)\s+of)\s+(?:(?:any|some|a|an|the|more|of|those|these|that|"
                           r"left|my|our)\s+){0,4}$")
 
 
-#: (round 20) a thing the person cannot find, has run out of, or sees no sign of
+#:  a thing the person cannot find, has run out of, or sees no sign of
 _MISSING_BEFORE = re.compile(
     r"\b(?:(?:can't|cannot|can\s+not|couldn't|could\s+not)\s+(?:find|see|spot|reach|locate|get\s+at|get\s+to)|"
     r"(?:run|ran|running|runs)\s+out\s+of|no\s+sign\s+of|lost|misplaced|mislaid)\s+"
     r"(?:(?:the|my|a|an|any|our|your|some|those|these|that|this)\s+)?(?:[a-z]+\s+)?$")
-#: (round 20) ... or says is gone or out of reach: "my keyboard's gone walkabout", "the
+#:  ... or says is gone or out of reach: "my keyboard's gone walkabout", "the
 #: thermometer's nowhere near me", "the scissors aren't anywhere", "the stapler is miles away"
 _MISSING_AFTER = re.compile(
     r"^(?:(?:'s|'re|\s+(?:is|are|was|were|has|have|had|went|seems\s+to\s+have|must\s+have))?\s+"
@@ -318,7 +318,7 @@ _MISSING_AFTER = re.compile(
     r"miles\s+away|all\s+the\s+way\s+over\s+there)\b|"
     r"(?:'s\s+not|'re\s+not|\s+(?:is|are|was|were)\s+not|\s+(?:isn't|aren't|wasn't|weren't))\s+"
     r"(?:here|anywhere|around|near\s+me|nearby|to\s+hand|at\s+hand|within\s+reach|in\s+reach|where\s+(?:it|they)\s+should\s+be)\b)")
-#: (round 20) "there's no fork up here", "not a scrap of sticky tape to hand": a lack said with
+#:  "there's no fork up here", "not a scrap of sticky tape to hand": a lack said with
 #: "no" and where, rewritten before the negation is read ("the fork missing up here"), so
 #: that the thing is what is asked for, not a thing left out
 _NONE_HERE = re.compile(
@@ -337,15 +337,15 @@ def none_here(text: str) -> str:
 def missing(text: str, start: int, end: int) -> bool:
     """The mention at ``start``..``end`` is something the person lacks: they cannot find it, have
     run out of it, or it is gone or out of reach ("my keyboard's gone walkabout", "the
-    thermometer's nowhere near me"). Such a thing is what a need statement asks for (round 20)."""
+    thermometer's nowhere near me"). Such a thing is what a need statement asks for ."""
     low = text.lower().replace("’", "'")
     return bool(_MISSING_BEFORE.search(low[max(0, start - 40):start]) or _MISSING_AFTER.match(low[end:end + 60]))
 
 
 def wanted(text: str, start: int, questions: bool = False, modifiers: bool = False) -> bool:
     """The mention at ``start`` is what the person asks for ("I'd like an apple", "could use the
-    remote"), not context ("these walnuts won't crack"); with ``questions`` (round 18), also what
-    they ask about ("have we got any of those energy bars left?"); with ``modifiers`` (round 24),
+    remote"), not context ("these walnuts won't crack"); with ``questions`` , also what
+    they ask about ("have we got any of those energy bars left?"); with ``modifiers`` ,
     also after a word or two that describe it ("I need a spare tube", "I'd like a clean towel")."""
     before = text[max(0, start - 40):start].lower().replace("’", "'")
     return bool(_WANT.search(before) or (questions and _ASKED_ABOUT.search(before))

@@ -8,9 +8,6 @@ import re
 from groundplan.methods.small_model.candidates import (
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Lexicon,
-)
 from groundplan.methods.small_model.needs import (
     none_here,
     plain_idioms,
@@ -25,6 +22,7 @@ from groundplan.methods.small_model.patterns import (
     _TAKEN_THEN_PUT,
     _WORD,
 )
+from groundplan.methods.small_model.scene_lexicon import Lexicon
 
 #: "<verb> <object> <destination> together with / along with / as well as <another>"
 _ALONG_WITH = re.compile(r"(?P<verb>\b(?:put|place|set|lay|leave|stand|pop|stick|move|take|bring|carry|stow|pack|tuck)"
@@ -35,7 +33,7 @@ _ALONG_WITH = re.compile(r"(?P<verb>\b(?:put|place|set|lay|leave|stand|pop|stick
                          re.IGNORECASE)
 
 
-#: (round 15) "<give> me <one> along with / together with / as well as <another>"
+#:  "<give> me <one> along with / together with / as well as <another>"
 _ALONG_WITH_ME = re.compile(r"(?P<verb>\b(?:give|hand|pass|bring|fetch|get|grab|toss|chuck)\s+(?:me|us)\s+)"
                             r"(?P<obj>(?:the|my|your|a|an|some)\s+[a-z_]+(?:\s+[a-z_]+)?)\s*,?\s+"
                             r"(?:together\s+with|along\s+with|as\s+well\s+as)\s+"
@@ -52,7 +50,7 @@ def _along_with(text: str) -> str:
 
 def _corrected(instruction: str) -> str:
     """"Don't put the roses in the fridge, put them in the vase" -> "put the roses in the vase"
-    (round 24, ``corrections``)."""
+    (``corrections``)."""
     m = _CORRECTION.match(instruction.replace("’", "'"))
     if m is None:
         return instruction
@@ -63,7 +61,7 @@ def _corrected(instruction: str) -> str:
 
 def _taken_then_put(instruction: str) -> str:
     """"Take everything off the desk except the laptop and put it on the bed" -> "put everything
-    from the desk on the bed except the laptop" (round 24, ``taken_then_put``)."""
+    from the desk on the bed except the laptop" (``taken_then_put``)."""
     m = _TAKEN_THEN_PUT.match(instruction.replace("’", "'"))
     if m is None or not m.group("kept"):
         return instruction
@@ -71,7 +69,7 @@ def _taken_then_put(instruction: str) -> str:
     return f"put {m.group('np')} from {m.group('place')} {m.group('prep')} {m.group('dest')}, {kept}{m.group('end')}"
 
 
-#: (round 15) "whatever's on", "whatever is left in", "whatever's lying about on"
+#:  "whatever's on", "whatever is left in", "whatever's lying about on"
 _WHATEVER = re.compile(r"\bwhatever(?:'s|\s+is|\s+are|'s\s+been|\s+has\s+been|\s+was)?(?:\s+(?:left|lying|sitting|"
                        r"still|been|about|around|kept|stored))*\s+(on|in|inside|out\s+of|off|from)\b"
                        r"(?![^,.;!?]*\b(?:is|are|will|would|'ll|should|does|do)\s+(?:be\s+)?(?:fine|ok|okay|good|great|"
@@ -93,29 +91,29 @@ _COURTESY_HEAD = re.compile(r"^\s*(?:if\s+you\s+(?:would|could|can|don't\s+mind|
                             r"when\s+you\s+(?:can|get\s+a\s+(?:chance|sec|second|moment|minute)))\s*,\s*", re.IGNORECASE)
 
 
-#: (round 18) "empty the bottle into the can", "tip the jug out into the sink"
+#:  "empty the bottle into the can", "tip the jug out into the sink"
 _EMPTY_INTO = re.compile(r"\b(empty|tip|drain|dump)\s+(?:out\s+)?(?P<np>[^,.;!?]{1,40}?)\s+(?:out\s+)?(?:into|in)\b",
                          re.IGNORECASE)
 
 
-#: (round 18) "the two things on the coffee table", "both items in the box": everything there
+#:  "the two things on the coffee table", "both items in the box": everything there
 _COUNTED_THINGS = re.compile(r"\b(?:(?:the|those|these)\s+(?:two|three|four|five|2|3|4|5)|both|both\s+the)\s+"
                              r"(?:things|items|objects|bits)\s+(?=(?:that\s+are\s+|lying\s+|sitting\s+|left\s+)?"
                              r"(?:on|in|inside|from|off)\b)", re.IGNORECASE)
 
 
-#: (round 23) "open (up) the kiln, ...": what is opened, at a clause's start
+#:  "open (up) the kiln, ...": what is opened, at a clause's start
 _OPENED = re.compile(r"(?:^|[,;]\s*|\b(?:and|then|first)\s+)open(?:\s+up)?\s+(?P<x>" + _DET + _NOUNS + r")"
                      r"(?=\s*(?:[,;]|\s+(?:and|then)\b))")
 
 
-#: (round 23) "pop the bowl inside", "drop the mainspring in to soak": put in, with no place said
+#:  "pop the bowl inside", "drop the mainspring in to soak": put in, with no place said
 _PUT_IN_BARE = re.compile(r"\b(?:put|pop|drop|place|stick|set|slip|tuck|pack|load|slide|lay|stand)\s+"
                           r"(?:[^,.;!?]{1,40}?)\s+(?P<in>inside|in)(?=\s*(?:[,.;!?]|$|\s+(?:and|then|to|for|please)\b))")
 
 
 def _into_opened(text: str) -> str:
-    """(round 23, ``into_opened``) "Open the kiln, pop the bowl from the wheel inside and close it
+    """(``into_opened``) "Open the kiln, pop the bowl from the wheel inside and close it
     up" -> "... pop the bowl from the wheel into the kiln ...": a thing put "in" or "inside" with no
     place said goes into the thing opened in an earlier clause."""
     low = text.lower().replace("’", "'")
@@ -138,24 +136,24 @@ def normalise(instruction: str, view: SceneView, lex: Lexicon, opts: SearchOptio
         instruction = _along_with(instruction)
     if opts.rule("courtesy_tags"):
         instruction = _without_courtesy(instruction)
-    if opts.rule("along_with_me"):  # (round 15) "pass me the mug along with the capo": both
+    if opts.rule("along_with_me"):  #  "pass me the mug along with the capo": both
         instruction = _ALONG_WITH_ME.sub(lambda m: f"{m.group('verb')}{m.group('obj')} and {m.group('other')}",
                                          instruction)
     if opts.rule("whatever_all") and _WHATEVER.search(instruction.replace("’", "'")):
-        # (round 15) "whatever's on the coffee table": everything on it
+        #  "whatever's on the coffee table": everything on it
         instruction = _WHATEVER.sub(lambda m: "everything " + m.group(1), instruction.replace("’", "'"))
-    if opts.rule("empty_into"):  # (round 18) "empty the water bottle into the watering can": pour it
+    if opts.rule("empty_into"):  #  "empty the water bottle into the watering can": pour it
         instruction = _EMPTY_INTO.sub(lambda m: "pour" + m.group(0)[len(m.group(1)):] if any(
             a.predicate == "liquid_in" and len(a.args) == 2 and a.args[1] in mm.objects
             for mm in lex.mentions(m.group("np")) for a in view.init) else m.group(0), instruction)
-    if opts.rule("into_opened"):  # (round 23) "open the kiln, pop the bowl inside": into the kiln
+    if opts.rule("into_opened"):  #  "open the kiln, pop the bowl inside": into the kiln
         instruction = _into_opened(instruction)
-    if opts.rule("corrections"):  # (round 24) "don't put the roses in the fridge, put them in the vase"
+    if opts.rule("corrections"):  #  "don't put the roses in the fridge, put them in the vase"
         instruction = _corrected(instruction)
-    if opts.rule("taken_then_put"):  # (round 24) "take everything off the desk but the laptop and put it on the bed"
+    if opts.rule("taken_then_put"):  #  "take everything off the desk but the laptop and put it on the bed"
         instruction = _taken_then_put(instruction)
-    if opts.rule("counted_things"):  # (round 18) "the two things on the coffee table": everything on it
+    if opts.rule("counted_things"):  #  "the two things on the coffee table": everything on it
         instruction = _COUNTED_THINGS.sub("everything ", instruction)
-    if opts.rule("missing_asked"):  # (round 20) "there's no fork up here": the fork, missing up here
+    if opts.rule("missing_asked"):  #  "there's no fork up here": the fork, missing up here
         instruction = none_here(instruction)
     return instruction

@@ -8,21 +8,18 @@ import re
 from groundplan.methods.small_model.candidates import (
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Analysis,
-    Lexicon,
-    functions_data,
-)
+from groundplan.methods.small_model.mentions import Analysis
 from groundplan.methods.small_model.needs import (
     is_need_statement,
     wanted,
 )
+from groundplan.methods.small_model.scene_lexicon import Lexicon, functions_data
 
-#: (round 24) the verbs of placing a thing, for ``_CORRECTION`` and ``_TAKEN_THEN_PUT``
+#:  the verbs of placing a thing, for ``_CORRECTION`` and ``_TAKEN_THEN_PUT``
 _PLACE_VERBS = r"(?:put|place|set|stand|store|keep|move|pop|stick|leave|hang|lay|stack|chuck|throw|drop)"
 
 
-#: (round 24, ``corrections``) a placing said not to be done, then the one to do with a pronoun
+#: (``corrections``) a placing said not to be done, then the one to do with a pronoun
 _CORRECTION = re.compile(
     r"^\s*(?:(?:please|no|oh)\s*,?\s+)?(?:(?:don't|do\s+not|dont|never)\s+" + _PLACE_VERBS + r"\s+(?P<np1>.+?)"
     r"|(?P<np2>(?:the|my|your|those|these|that|this)\s+.+?)\s+(?:shouldn't|should\s+not|mustn't|must\s+not|can't|"
@@ -32,7 +29,7 @@ _CORRECTION = re.compile(
     r"(?P<verb>" + _PLACE_VERBS + r")\s+(?:them|it|those|these|they)\b(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 
 
-#: (round 24, ``taken_then_put``) things taken off a place, with some kept back, then put
+#: (``taken_then_put``) things taken off a place, with some kept back, then put
 #: somewhere with a pronoun
 _TAKEN_THEN_PUT = re.compile(
     r"^\s*(?:(?:please|can\s+you|could\s+you|would\s+you)\s+)?(?:take|clear|get|move|grab|remove|lift)\s+"
@@ -59,13 +56,13 @@ _PRONOUN = re.compile(r"\b(it|them|this|that one)\b", re.IGNORECASE)
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-#: words that alone make no request (a clause of only these is dropped; round 7)
+#: words that alone make no request (a clause of only these is dropped)
 _FILLER_WORDS = frozenset({"but", "and", "then", "so", "or", "though", "please", "thanks", "thank", "you", "ok",
                            "okay", "now", "too", "also", "cheers", "ta", "love", "mate", "yes", "right", "pls", "plz",
                            "thx", "x", "first", "after", "that", "mind"})
 
 
-#: (round 21) a clause that only says the count again: "... Only one, mind.", "Just the one."
+#:  a clause that only says the count again: "... Only one, mind.", "Just the one."
 _COUNT_ECHO = re.compile(r"\s*(?:but\s+|and\s+)?(?:just|only)\s+(?:the\s+)?(?:one|two|three|four|a\s+single\s+one|"
                          r"a\s+couple|the\s+pair)\b(?:\s*,?\s*(?:mind(?:\s+you)?|please|though|thanks))?\s*[.!]*\s*$",
                          re.IGNORECASE)
@@ -87,12 +84,12 @@ def _caused(text: str, an: Analysis) -> set[str]:
             and not wanted(text, m.start) for o in m.objects}
 
 
-#: states of a liquid: a state verb about its vessel is about it ("boil the kettle", round 13)
+#: states of a liquid: a state verb about its vessel is about it ("boil the kettle")
 _LIQUID_STATES = frozenset({"liquid_warm"})
 
 
 #: a clause that states how things are ("I'm parched", "it's so stuffy in here", "the table's
-#: filthy", "there's no milk"), after an interjection (round 13, ``statement_clauses``)
+#: filthy", "there's no milk"), after an interjection (``statement_clauses``)
 _STATEMENT_OPEN = re.compile(r"^\W*(?:(?:oh|ugh|phew|wow|hmm|gosh|blimey|well|so|god|man|honestly|ah)\W+)*"
                              r"(?:i'm|i\s+am|i've\s+got|i\s+feel|it's|it\s+is|its|there's|there\s+is|there\s+are|"
                              r"we're|we\s+are|(?:the|my|this|that|these|those|our)\s+(?:[a-z]+\s+){0,2}?"
@@ -106,8 +103,8 @@ def _statement(clause: str) -> bool:
 
 def _asks_nothing(clause: str, courtesy: bool = False) -> bool:
     """A clause of only conjunctions and courtesy words ("but.", "thanks"); with ``courtesy``
-    (round 15) also a courtesy tag ("would you?", "if you don't mind", "when you get a chance");
-    (round 21) a clause that only says the count again ("only one, mind")."""
+     also a courtesy tag ("would you?", "if you don't mind", "when you get a chance");
+     a clause that only says the count again ("only one, mind")."""
     return set(_WORD.findall(clause.lower())) <= _FILLER_WORDS or bool(
         courtesy and _COURTESY_TAG.match(clause.replace("’", "'"))) or bool(_COUNT_ECHO.match(clause))
 
@@ -120,7 +117,7 @@ _COURTESY_TAIL = re.compile(r"\s*[,;\u2013\u2014-]\s*([^,;.!?\u2013\u2014]*[.!?]
 _COURTESY_TAIL = re.compile(r"\s*[,;\u2013\u2014-]\s*([^,;.!?\u2013\u2014]*[.!?]*)\s*$")
 
 
-#: (round 15) a clause that only softens a request
+#:  a clause that only softens a request
 _COURTESY_TAG = re.compile(
     r"^\W*(?:please\s+)?(?:(?:would|could|can|will|won't)\s+you(?:\s+please)?(?:\s+(?:do\s+that|mind))?|"
     r"if\s+you\s+(?:would|could|can|like|please|don't\s+mind|do\s+not\s+mind|wouldn't\s+mind|get\s+(?:a|the)\s+chance)|"
@@ -134,7 +131,7 @@ _COURTESY_TAG = re.compile(
 _CLOSE = re.compile(r"\b(?:close|shut)\b", re.IGNORECASE)
 
 
-#: (round 23) a place's things moved to a destination: "clear the coffee table into the basket",
+#:  a place's things moved to a destination: "clear the coffee table into the basket",
 #: "tidy the bench onto the shelf", "put everything from the fruit bowl in the fridge", "move the veg
 #: in the basket on the bench over to the worktop", "empty the fruit bowl out onto the counter"
 _DET = r"(?:the|my|your|our|that|this|his|her|their)"
@@ -153,12 +150,12 @@ _HOT_KINDS = frozenset({"tea", "coffee", "cocoa", "chocolate", "espresso", "latt
 
 
 def _class_words(view: SceneView, obj: str) -> frozenset[str]:
-    """(round 22) the words of an object's class name ("coffee_cup": coffee, cup)."""
+    """ the words of an object's class name ("coffee_cup": coffee, cup)."""
     return frozenset(view.cls(obj).lower().split("_"))
 
 
 def _drinking_vessels(lex: Lexicon) -> frozenset[str]:
-    """(round 22) the scene's things people drink from (functions.yaml ``drink from``)."""
+    """ the scene's things people drink from (functions.yaml ``drink from``)."""
     return lex.function_words.get("drink from", (None, frozenset()))[1]
 
 

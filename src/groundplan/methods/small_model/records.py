@@ -8,15 +8,13 @@ from typing import Any, Optional
 
 import numpy as np
 
-from groundplan.methods.small_model.mentions import (
-    Analysis,
-)
+from groundplan.methods.small_model.mentions import Analysis
 from groundplan.pddl.formula import Atom
 
 
 @dataclass(frozen=True)
 class GoalCandidate:
-    atoms: tuple[Atom, ...]  # (round 18, ``clear_off``: also ``Not`` of an atom, added last)
+    atoms: tuple[Atom, ...]  # (``clear_off``: also ``Not`` of an atom, added last)
     score: float
     source: str  # single | clauses | count | all
     lm_logprob: Optional[float] = None

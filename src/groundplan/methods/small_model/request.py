@@ -10,11 +10,7 @@ from typing import Optional
 from groundplan.methods.small_model.candidates import (
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Analysis,
-    Lexicon,
-    analyze,
-)
+from groundplan.methods.small_model.mentions import Analysis, analyze
 from groundplan.methods.small_model.needs import (
     is_need_statement,
     paraphrase_needs,
@@ -24,9 +20,10 @@ from groundplan.methods.small_model.needs import (
 from groundplan.methods.small_model.options import SearchOptions
 from groundplan.methods.small_model.patterns import _CLAUSE_SPLIT, _WORD, _asks_nothing, _statement
 from groundplan.methods.small_model.records import Request
+from groundplan.methods.small_model.scene_lexicon import Lexicon
 
 #: "something to bang the pegs in with", "a thing I can open this jar with": the tool's purpose,
-#: whose objects are acted on, not handed over (round 13, ``tool_purpose``)
+#: whose objects are acted on, not handed over (``tool_purpose``)
 _PURPOSE_TOOL = re.compile(r"\b(?:something|anything|a\s+thing|a\s+tool|things|stuff)\s+(?:(?:that\s+)?(?:i|we|you)\s+can\s+|"
                            r"to\s+)([a-z]+\b.*?)\s+with\b", re.IGNORECASE)
 
@@ -35,11 +32,11 @@ def _purpose_spans(text: str) -> list[tuple[int, int]]:
     return [(m.start(1), m.end(1)) for m in _PURPOSE_TOOL.finditer(text)]
 
 
-#: "into" / "onto", which say a placement, except where a spill went (round 13, ``spill_needs``)
+#: "into" / "onto", which say a placement, except where a spill went (``spill_needs``)
 _INTO = re.compile(r"\b(?:into|onto)\b", re.IGNORECASE)
 
 
-#: (round 22, ``milk_added``) milk asked for by the splash, and the plain need of a drink too strong
+#: (``milk_added``) milk asked for by the splash, and the plain need of a drink too strong
 _MILK_ADDED = re.compile(r"\b(?:(?:splash|drop|dash|drizzle|touch|spot|glug|dribble|bit)\s+of\s+(?:milk|cream)|"
                          r"take\s+(?:it|mine|my\s+(?:tea|coffee))\s+white|white\s+(?:coffee|tea)|"
                          r"(?:tea|coffee)\s+with\s+(?:a\s+(?:bit|drop|splash)\s+of\s+)?milk)\b")
@@ -81,7 +78,7 @@ def parse_request(instruction: str, view: SceneView, lex: Lexicon, opts: SearchO
     asking = [c for c in _CLAUSE_SPLIT.split(text) if c and _WORD.search(c)
               and not (opts.rule("empty_clauses") and _asks_nothing(c, opts.rule("courtesy_tags")))]
     if opts.rule("statement_clauses") and not need and len(asking) >= 2:
-        # (round 13) "it's so stuffy in here, open the window": a statement beside one request
+        #  "it's so stuffy in here, open the window": a statement beside one request
         requests = [c for c in asking if not _statement(c)]
         asking = requests if len(requests) == 1 else asking
     one_clause = len(asking) < 2

@@ -14,11 +14,9 @@ from groundplan.methods.small_model.candidates import (
     CandidateAtom,
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Lexicon,
-)
 from groundplan.methods.small_model.patterns import _WORD
 from groundplan.methods.small_model.records import GoalCandidate, Request, Scored
+from groundplan.methods.small_model.scene_lexicon import Lexicon
 
 if TYPE_CHECKING:
     from groundplan.methods.small_model.search import GoalSearcher
@@ -29,7 +27,7 @@ _LEFT_OUT = re.compile(r"\b(?:sitting|left|standing|lying|stood|sat)\s+(?:[\w']+
                        re.IGNORECASE)
 
 
-#: (round 22, ``spoiling``) food or drink said to be about to spoil or warm up where it is: "those
+#: (``spoiling``) food or drink said to be about to spoil or warm up where it is: "those
 #: bananas are going to go brown in this heat", "this fruit won't last long out in the warm", "the
 #: butter's melting", "my juice is getting warm" (not "it's gone off": that is thrown away)
 _SPOILING = re.compile(
@@ -165,12 +163,12 @@ def score(gs: GoalSearcher, req: Request, cands: Sequence[CandidateAtom], emb: n
         scores = scores + need_cues.spill(gs, an, cands, view, lex)
     if opts.rule("negated_kinds") and an is not None:
         scores = scores + need_cues.negated_kinds(gs, instruction, an, cands, view)
-    scores = scores + cues.hand_me(gs, text, cands)  # (round 15) "hand me two bowls", "grab two mugs for us"
+    scores = scores + cues.hand_me(gs, text, cands)  #  "hand me two bowls", "grab two mugs for us"
     watered = need_cues.watered(gs, text, cands, view, lex) if opts.rule("water_plant") else np.zeros(len(cands))
     scores = scores + watered
-    if opts.weights.holds:  # (round 14) a goal that holds already asks the robot for nothing
+    if opts.weights.holds:  #  a goal that holds already asks the robot for nothing
         scores = scores - opts.weights.holds * np.array([c.holds for c in cands], dtype=float)
-    if need and opts.rule("need_holds"):  # (round 17) a need asks for a change, never for what is so now
+    if need and opts.rule("need_holds"):  #  a need asks for a change, never for what is so now
         scores = scores - np.array([c.holds for c in cands], dtype=float)
     order = list(np.argsort(-scores, kind="stable"))
     keep = cues.keep_atoms(gs, instruction, an, view, cands, lex) if an is not None and opts.rule("keep_in_place") else ()

@@ -42,14 +42,12 @@ from groundplan.methods.small_model.candidates import (
     enumerate_atoms,
     scene_view,
 )
-from groundplan.methods.small_model.mentions import (
-    Lexicon,
-)
 from groundplan.methods.small_model.normalise import normalise
 from groundplan.methods.small_model.options import SearchOptions
 from groundplan.methods.small_model.pool import Example, Retriever
 from groundplan.methods.small_model.records import GoalCandidate, SearchResult
 from groundplan.methods.small_model.request import parse_request
+from groundplan.methods.small_model.scene_lexicon import Lexicon
 from groundplan.pddl.goal import check_goal, parse_goal
 from groundplan.pddl.model import Domain, Problem
 from groundplan.pddl.semantics import check_semantics
@@ -89,7 +87,7 @@ class GoalSearcher:
     # ------------------------------------------------------------------ scene
 
     def scene(self, domain: Domain, problem: Problem):
-        # (round 20) with the affordances of the scene's classes: the same scene under another
+        #  with the affordances of the scene's classes: the same scene under another
         # object-affordance map (the oracle map of a held-out set) is another scene
         kinds = tuple(sorted((t, tuple(sorted(domain.types.parents.get(t, ())))) for t in set(problem.objects.values())))
         key = (tuple(sorted(problem.objects.items())), problem.init, kinds, self.options)

@@ -15,12 +15,7 @@ from groundplan.methods.small_model.candidates import (
     CandidateAtom,
     SceneView,
 )
-from groundplan.methods.small_model.mentions import (
-    Analysis,
-    Lexicon,
-    held_by,
-    quantifier_text,
-)
+from groundplan.methods.small_model.mentions import Analysis, quantifier_text
 from groundplan.methods.small_model.needs import (
     wanted,
 )
@@ -41,18 +36,19 @@ from groundplan.methods.small_model.patterns import (
     _statement,
 )
 from groundplan.methods.small_model.records import GoalCandidate, Request, Scored
+from groundplan.methods.small_model.scene_lexicon import Lexicon, held_by
 from groundplan.pddl.formula import Atom
 
 if TYPE_CHECKING:
     from groundplan.methods.small_model.search import GoalSearcher
 
 
-#: round 4: "... to chop (some of) the": the person's own verb before a mention (a need statement)
+#: "... to chop (some of) the": the person's own verb before a mention (a need statement)
 _DONE_TO = re.compile(r"\bto\s+[a-z]+\s+(?:(?:up|down|some|the|my|a|an|all|of|these|those|them)\s+){0,3}$",
                       re.IGNORECASE)
 
 
-#: (round 16) why a thing is kept: "I need it next", "I'm still using them", "we'll want it later"
+#:  why a thing is kept: "I need it next", "I'm still using them", "we'll want it later"
 _KEEP_REASON = re.compile(r"^\W*(?:(?:as|because|since|cos|'cause|coz)\s+)?(?:i|we)(?:'ll|\s+will|'m|\s+am|'re|\s+are|"
                           r"'d|\s+would|'ve|\s+have)?(?:\s+(?:still|just|only|probably|definitely|be))*\s+"
                           r"(?:need|needs|needing|want|wanting|use|using|going\s+to\s+use|got\s+plans\s+for)\s+"
@@ -95,7 +91,7 @@ def _np_conjoined(text: str, lex: Lexicon) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: (round 15) "close everything that's open", "shut whatever's been left open", "close all
+#:  "close everything that's open", "shut whatever's been left open", "close all
 #: the open ones", "shut every window and door that's still open"
 _CLOSE_OPEN = re.compile(
     r"\b(?:close|shut)\s+(?:up\s+)?(?:all|every|each|any)(?:\s+of)?\s+(?:the\s+)?(?:open|opened)\b(?P<after>[^.;!?,]*)|"
@@ -107,26 +103,26 @@ _CLOSE_OPEN = re.compile(
     r"(?=\s+(?:on|in|inside|at)\s)(?P<at>)", re.IGNORECASE)
 
 
-#: (round 16) a clause that takes a thing out of a place: "get the packet out of the fridge"
+#:  a clause that takes a thing out of a place: "get the packet out of the fridge"
 _TAKE_OUT = re.compile(r"\b(?:out\s+of|from|off)\s+(?:the|my|your|a|an|that|this|our|its|their)\b", re.IGNORECASE)
 
 
-#: (round 15) a clause that only fetches something: "get the milk", "grab the jar from the shelf"
+#:  a clause that only fetches something: "get the milk", "grab the jar from the shelf"
 _FETCH_STEP = re.compile(r"^\W*(?:(?:first|and|then|now)\s+)*(?:get|grab|take|fetch|find|pick\s+up|take\s+out|get\s+out)"
                          r"(?!\s+(?:me|us)\b)(?![^,.;]*\b(?:to|for)\s+me\b)\b", re.IGNORECASE)
 
 
-#: (round 15) a clause that hands or carries something
+#:  a clause that hands or carries something
 _HAND_OVER = re.compile(r"\b(?:bring|give|hand|pass|fetch|carry|take)\b[^,.;]*\b(?:me|over|here|through)\b|"
                         r"\b(?:bring|give|hand|pass)\s+(?:it|them)\b", re.IGNORECASE)
 
 
-#: (round 22, ``clause_fetch``) a clause that fetches ("and fetch the milk"): a liquid is fetched in its vessel
+#: (``clause_fetch``) a clause that fetches ("and fetch the milk"): a liquid is fetched in its vessel
 _FETCHES = re.compile(r"^\W*(?:(?:and|then|now|also|please|just)\s+)*(?:fetch|bring|get|grab)\b(?!\s+rid\b)",
                       re.IGNORECASE)
 
 
-#: (round 17) a clause that carries something or sets it on a surface, not one that pours it
+#:  a clause that carries something or sets it on a surface, not one that pours it
 _CARRIED = re.compile(r"\W*(?:(?:please|then|now|and|also|next)\s+)*(?:(?:take|get|carry|fetch|grab|lift|move)\b.*\b"
                       r"(?:out|off|over|through|across|up)\b|(?:put|place|set|stand|pop|leave)\b.*\b(?:on|onto)\b)",
                       re.IGNORECASE)
@@ -136,7 +132,7 @@ _POURED = re.compile(r"\b(?:pour|pouring|poured|fill|filled|tip|top\s+up|splash|
                      r"(?:cup|mug|glass|bowl|pot|jug|kettle))\b", re.IGNORECASE)
 
 
-#: (round 24, ``group_conjuncts``) between two noun phrases joined by "and": "s and the ", ", "
+#: (``group_conjuncts``) between two noun phrases joined by "and": "s and the ", ", "
 _CONJUNCT_GAP = re.compile(r"\s*(?:,\s*)?(?:(?:and|plus|as\s+well\s+as|along\s+with)\s+)?(?:(?:the|a|an|my|your|some|that|this|"
                            r"those|these|both|all|of|two|three)\s+)*", re.IGNORECASE)
 
@@ -147,7 +143,7 @@ _SOURCE_PRONOUN = re.compile(r"\b(?:from|out\s+of|off)\s+(?:it|them)\b", re.IGNO
 _WITH_PRONOUN = re.compile(r"\bwith\s+(?:it|them|that|this)\b", re.IGNORECASE)
 
 
-#: "clear the plates off the table" (of two tables): taken from somewhere, a relation (round 6)
+#: "clear the plates off the table" (of two tables): taken from somewhere, a relation
 _TAKEN_OFF = re.compile(r"\b(?:clear|take|get|move|remove|empty)\b[^,.;]*\b(?:off|from|out\s+of)\s+(?:the|my|your|this|that)\b",
                         re.IGNORECASE)
 
@@ -163,7 +159,7 @@ _FILL = re.compile(r"\b(?:fill|refill|top\s+up|pour)\b", re.IGNORECASE)
 
 def group_conjuncts(gs: "GoalSearcher", text: str, an: Analysis, multi: GoalCandidate, cands, scores,
                      lex: Lexicon) -> GoalCandidate:
-    """(round 24, ``group_conjuncts``) "bring me two roses and the ribbon", "put both mugs and
+    """(``group_conjuncts``) "bring me two roses and the ribbon", "put both mugs and
     the teapot on the tray": a thing joined to the group's noun phrase by "and" (nothing
     between but a comma, "and" and determiners) gets the group's atom too."""
     atoms = list(multi.atoms)
@@ -219,7 +215,7 @@ def all_group(gs: "GoalSearcher", instruction: str, words, cands, scores, order,
         low = instruction.lower()
         named = [o for m in lex.mentions_simple(instruction) for o in sorted(m.objects) if o in places
                  and re.search(r"\b(?:in|on|from|off|out\s+of)\s+(?:the\s+|my\s+)?$", low[max(0, m.start - 15):m.start])]
-    if named and lex is not None:  # (round 16) "all the fruit in the basket on the worktop": not the worktop's
+    if named and lex is not None:  #  "all the fruit in the basket on the worktop": not the worktop's
         locators = cues.dest_locators(gs, instruction, cands, lex)
         named = [p for p in named if p not in locators] or named
     if named:
@@ -247,8 +243,8 @@ def all_group(gs: "GoalSearcher", instruction: str, words, cands, scores, order,
 
 def nested(text: str, lex: Lexicon, view: SceneView, atoms: set) -> dict[str, list[Atom]]:
     """"On a plate at the table", "in the bowl on the counter": a carried destination said with
-    a place of its own. Destination -> the candidate atoms that put it at that place (round 14,
-    ``nested_destinations``)."""
+    a place of its own. Destination -> the candidate atoms that put it at that place
+    (``nested_destinations``)."""
     low = text.lower()
     ms = [m for m in lex.mentions(text) if not m.category]
     out: dict[str, list[Atom]] = {}
@@ -266,7 +262,7 @@ def nested(text: str, lex: Lexicon, view: SceneView, atoms: set) -> dict[str, li
     return out
 
 def open_ones(instruction: str, an: Analysis, cands, view: SceneView, lex: Lexicon) -> Optional[GoalCandidate]:
-    """Round 15 (``open_ones``): "close everything that's open", "shut whatever's been left
+    """(``open_ones``): "close everything that's open", "shut whatever's been left
     open", "close every cupboard and drawer that's hanging open", "shut all the open ones":
     the closing atom of each thing open now, of the kinds said if the words between name any."""
     said = instruction.replace("’", "'")
@@ -292,7 +288,7 @@ def open_ones(instruction: str, an: Analysis, cands, view: SceneView, lex: Lexic
 
 def liquid_sources(an: Analysis, view: SceneView) -> dict[str, frozenset[str]]:
     """class -> the named portions of that liquid whose vessel, or the vessel's place, the
-    instruction names too, where that is some but not all of them (round 11)."""
+    instruction names too, where that is some but not all of them ."""
     vessel = {a.args[0]: a.args[1] for a in view.init if a.predicate == "liquid_in" and len(a.args) == 2}
     where = {a.args[0]: a.args[1] for a in view.init if a.predicate in ("on", "in") and len(a.args) == 2}
     said = an.named | an.descriptors | ({an.source} if an.source else frozenset())
@@ -343,7 +339,7 @@ def rewrite_clauses(gs: "GoalSearcher", clauses: Sequence[str], lex: Lexicon) ->
     lists = gs.options.rule("noun_lists")
     for cl in clauses:
         words = _WORD.findall(cl.lower())
-        # (round 16) "put the hydrometer, thermometer and airlock back on the shelf": a bare noun
+        #  "put the hydrometer, thermometer and airlock back on the shelf": a bare noun
         # that opens a clause with at most a destination after it is listed with the one before,
         # when that one ends in a thing
         listed = False
@@ -391,7 +387,7 @@ def group_and_clauses(gs: "GoalSearcher", text: str, an: Optional[Analysis], mul
           or any(w in ALL_WORDS or w in NUMBER_WORDS for w in _WORD.findall(
               quantifier_text(cl, gs.options.rule("cue_words"), gs.options.rule("adverb_all")).lower()))]
     if not at and gs.options.rule("source_clause") and an is not None and an.source is not None:
-        # (round 15) "empty the basket onto the counter and then pass me the basket": the group's
+        #  "empty the basket onto the counter and then pass me the basket": the group's
         # clause is the first that names where it is taken from
         at = [k for k, cl in enumerate(clauses) if any(an.source in m.objects for m in lex.mentions(cl))]
     if not at:
@@ -404,7 +400,7 @@ def group_and_clauses(gs: "GoalSearcher", text: str, an: Optional[Analysis], mul
         return multi
     group = multi
     if pronoun:  # (plural_refs) the group as the whole sentence chose it; only closing clauses add
-        # (round 13, ``group_other_clauses``: and a clause about something else, with no pronoun:
+        # (``group_other_clauses``: and a clause about something else, with no pronoun:
         # "... put them in the sink, then put the rack on the shelf")
         clauses = tuple(cl for k, cl in enumerate(clauses) if k == g or _CLOSE.search(cl) or (
             gs.options.rule("group_other_clauses") and not _PRONOUN.search(cl) and lex.mentions_simple(cl)
@@ -415,7 +411,7 @@ def group_and_clauses(gs: "GoalSearcher", text: str, an: Optional[Analysis], mul
         s, _, _, _ = scoring.base_scores(gs, clauses[g], cands, emb, owner)
         s = s + bonus + gs.options.weights.clause_context * scores + cues.clause_refs(gs, clauses[g], [], cands, lex)
         if gs.options.rule("group_states") and gs.options.rule("state_verbs"):
-            # (round 17) "wipe down the two cups on the tray ...": each cup cleaned
+            #  "wipe down the two cups on the tray ...": each cup cleaned
             s = s + cues.state_bonus(gs, clauses[g], cands, lex)
         if gs.options.rule("destinations"):
             s = s + cues.dest_bonus(gs, clauses[g], cands, lex)
@@ -439,7 +435,7 @@ def group_and_clauses(gs: "GoalSearcher", text: str, an: Optional[Analysis], mul
             sc = sc + gs.options.weights.clause_context * scores + np.minimum(bonus, 0.0) + \
                 sb + cues.clause_refs(gs, cl, chosen, cands, lex)
             i = int(np.argmax(sc))
-            if gs.options.rule("state_clauses") and sb.max() > 0:  # (round 17) "boil the kettle, ..."
+            if gs.options.rule("state_clauses") and sb.max() > 0:  #  "boil the kettle, ..."
                 i = max(np.nonzero(sb > 0)[0], key=lambda j: sc[j])
         if all(cands[i].focus != cands[j].focus for j in chosen):
             atoms.append(cands[i].atom)
@@ -465,7 +461,7 @@ def shared_predicates(gs: "GoalSearcher", clauses: Sequence[str], lex: Lexicon) 
 def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_scores, emb, owner,
                  bonus=None, lex: Optional[Lexicon] = None, view: Optional[SceneView] = None) -> Optional[GoalCandidate]:
     chosen: list[int] = []
-    fetched: set[int] = set()  # atoms of "get the milk" steps (round 15, ``fetch_steps``)
+    fetched: set[int] = set()  # atoms of "get the milk" steps (``fetch_steps``)
     agents = {c.atom.args[-1] for c in cands if c.frame.endswith(("human", "robot"))}
     states = gs.options.rule("state_verbs") and lex is not None
     for k, cl in enumerate(clauses):
@@ -485,7 +481,7 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                 s = s + cues.clause_refs(gs, cl, chosen, cands, lex)
             if gs.options.rule("clause_objects") and lex is not None:
                 s = s + cues.clause_focus(gs, cl, cands, lex)
-            if gs.options.rule("water_plant") and lex is not None and view is not None:  # (round 20) "give the plant a water"
+            if gs.options.rule("water_plant") and lex is not None and view is not None:  #  "give the plant a water"
                 w = need_cues.watered(gs, cl, cands, view, lex)
                 s = s + w
                 sb = sb + w
@@ -493,18 +489,18 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                 # ("chop it on the board": the state; its placement comes as its companion)
                 s = s + cues.dest_bonus(gs, cl, cands, lex)
             if gs.options.rule("clause_fetch") and not sb.any():
-                # (round 22) "take my glass to the sink and fetch the milk": the milk is brought to
+                #  "take my glass to the sink and fetch the milk": the milk is brought to
                 # the person, not taken to the sink the clause before named
                 s = s + cues.hand_me(gs, _COURTESY_TAIL.sub("", cl), cands)
         i = int(np.argmax(s))
         if gs.options.rule("state_clauses") and len(clauses) > 1 and sb.max() > 0:
-            # (round 17) "boil the kettle": the kettle's water warmed, not the kettle moved
+            #  "boil the kettle": the kettle's water warmed, not the kettle moved
             i = max(np.nonzero(sb > 0)[0], key=lambda j: s[j])
         lid = cues.lid(gs, cl, chosen, cands, lex) if states and gs.options.rule("multistep_refs") else None
         added = cues.added(cl, chosen, cands, lex, s) if gs.options.rule("add_to") and chosen else None
         if lid is not None:
             i = lid
-        elif added is not None:  # (round 15) "pour milk into the bowl, add the cereal": into the bowl
+        elif added is not None:  #  "pour milk into the bowl, add the cereal": into the bowl
             i = added
         elif gs.options.rule("multistep_refs") and _SOURCE_PRONOUN.search(cl) and not _PRONOUN.search(
                 _SOURCE_PRONOUN.sub(" ", cl)):
@@ -532,7 +528,7 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                 refs = {prev.args[1]}
             elif gs.options.rule("carried_vessel") and prev.predicate in ("in", "on") and _HAND_OVER.search(cl) and any(
                     c.frame == "inhand/?/human" and c.focus == prev.args[1] for c in cands):
-                # (round 15) "tip the cereal into the bowl and bring it to me": the bowl, cereal and all
+                #  "tip the cereal into the bowl and bring it to me": the bowl, cereal and all
                 refs = {prev.args[1]}
             elif prev.predicate == "liquid_in":
                 # "pour water in the cup and hand it to me": the cup; "... and warm it up": either
@@ -543,7 +539,7 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                 refs |= {cands[j].atom.args[1] for j in chosen if cands[j].atom.predicate == "liquid_in"
                          and cands[j].atom.args[0] == prev.args[0]}
             if gs.options.rule("heat_contents") and _HEAT.search(cl):
-                # (round 17) "... set the pot on the stove and get it heating": the water in the pot
+                #  "... set the pot on the stove and get it heating": the water in the pot
                 refs |= cues.poured_into(refs, chosen, cands)
             if states and opens and k > 0:
                 # "get the X out of the fridge and close it": the last thing the previous
@@ -555,7 +551,7 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                     refs = {named[-1]}
                 if gs.options.rule("open_taken") and opens.group(1).lower() == "open" and len(named) > 1 and \
                         _TAKE_OUT.search(clauses[k - 1]):
-                    # (round 16) "get the packet out of the fridge, open it": the packet
+                    #  "get the packet out of the fridge, open it": the packet
                     refs = {prev.args[0]} if prev.args and prev.args[0] in named[:-1] else {named[0]}
             refs -= agents
             over = r"|over" if gs.options.rule("multistep_refs") else ""
@@ -579,14 +575,14 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                     same += [j for j in range(len(cands)) if cands[j].atom.predicate == "liquid_in"
                              and cands[j].atom.args[1] in refs and not cands[j].holds]
             if same and gs.options.rule("pronoun_states") and any(sb[j] > 0 for j in same):
-                same = [j for j in same if sb[j] > 0]  # (round 15) "cut it up on the board": the cutting
+                same = [j for j in same if sb[j] > 0]  #  "cut it up on the board": the cutting
             if same:
                 i = max(same, key=lambda j: s[j])
         if gs.options.rule("liquid_carried") and cands[i].atom.predicate not in ("on", "in", "inhand") and \
                 sb[i] <= 0 and (_CARRIED.match(cl) or (gs.options.rule("clause_fetch") and k == len(clauses) - 1
                                                       and _FETCHES.match(cl))) \
                 and not _POURED.search(cl):
-            # (round 17) "take the milk out", "put it on the tray": the carton the milk is in
+            #  "take the milk out", "put it on the tray": the carton the milk is in
             vessels = {c.atom.args[1] for c in cands if c.atom.predicate == "liquid_in" and c.holds
                        and c.atom.args[0] == cands[i].focus}
             alt = [j for j in range(len(cands)) if cands[j].focus in vessels
@@ -610,7 +606,7 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
         by_focus[key] = i
     picked = list(by_focus.values())
     if gs.options.rule("fetch_steps") and len(picked) >= 2:
-        # (round 15) "get the milk, pour some into the bowl ...": fetching is a step on the way; a
+        #  "get the milk, pour some into the bowl ...": fetching is a step on the way; a
         # state its clause chose for a thing a later atom also names is dropped
         picked = [i for i in picked if not (i in fetched and len(cands[i].atom.args) == 1 and any(
             cands[i].focus in cands[j].atom.args for j in picked if j != i))]
@@ -622,7 +618,7 @@ def clause_goal(gs: "GoalSearcher", instruction: str, clauses, cands, full_score
                          "clauses")
 
 def but_one(gs: "GoalSearcher", multi: GoalCandidate, cands) -> GoalCandidate:
-    """Round 17 (``all_but_one``): "put them on the table, all but one": the group's last
+    """(``all_but_one``): "put them on the table, all but one": the group's last
     member (the least likely) stays where it is."""
     pats = {c.atom: pattern(c) for c in cands if c.atom in multi.atoms}
     pat = pats.get(multi.atoms[0])
@@ -647,7 +643,7 @@ def compose(gs: GoalSearcher, req: Request, sc: Scored, cands: Sequence[Candidat
         words = _WORD.findall((quantifier_text(text, opts.rule("cue_words"), opts.rule("adverb_all")) if opts.rule("multistep_refs") else text).lower())
         multi: Optional[GoalCandidate] = None
         if opts.rule("open_ones") and an is not None:
-            # (round 15) "shut whatever's been left open": each thing open now, of the kinds said
+            #  "shut whatever's been left open": each thing open now, of the kinds said
             multi = open_ones(instruction, an, cands, view, lex)
         if multi is None and an is not None and an.group and not (need and spill and opts.rule("spill_needs")) and not (need and any(
                 _DONE_TO.search(instruction[max(0, m.start - 40):m.start]) and not wanted(instruction, m.start, opts.rule("have_any"), opts.rule("want_modifiers"))
@@ -678,7 +674,7 @@ def compose(gs: GoalSearcher, req: Request, sc: Scored, cands: Sequence[Candidat
                 requests = tuple(c for c in clauses if not _statement(c))
                 clauses = requests if len(requests) == 1 else clauses
             if opts.rule("keep_reasons") and len(clauses) >= 2 and an is not None and (an.excluded or an.kept):
-                # (round 16) "..., but leave the capper out, I need it next": the reason for the kept one
+                #  "..., but leave the capper out, I need it next": the reason for the kept one
                 clauses = tuple(c for c in clauses if not _KEEP_REASON.match(c.replace("’", "'"))) or clauses
             if len(clauses) >= 2 or (opts.rule("state_verbs") and len(clauses) == 1):
                 multi = clause_goal(gs, text, clauses, cands, scores, emb, owner, bonus, lex, view)
@@ -688,7 +684,7 @@ def compose(gs: GoalSearcher, req: Request, sc: Scored, cands: Sequence[Candidat
         if multi is not None and opts.rule("group_conjuncts") and an is not None and multi.source in ("all", "count"):
             multi = group_conjuncts(gs, text, an, multi, cands, scores, lex)
         if multi is not None and multi.source == "clauses-one":
-            # (round 17) the clauses' one atom first; the structure stays "single"
+            #  the clauses' one atom first; the structure stays "single"
             goals.append(replace(multi, source="clauses"))
         elif multi is not None and len(multi.atoms) >= 2:
             goals.append(multi)
