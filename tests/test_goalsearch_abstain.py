@@ -85,3 +85,35 @@ def test_the_words_are_data_and_the_reason_reads_as_a_sentence():
     assert "bring" in w.request_words and "the" in w.determiners and "this" not in w.determiners
     assert Abstention("absent", "wrench", "screwdriver0").reason == "no wrench in the scene; nearest: screwdriver0"
     assert Abstention("need", "drinkable").reason == "nothing drinkable in the scene"
+
+
+@needs_wordnet
+@pytest.mark.parametrize("text,classes,absent", [
+    ("Have you got a stapler?", ["hammer", "tape"], "stapler"),
+    ("Is there a ladder anywhere?", ["hammer", "bucket"], "ladder"),
+    ("Where's the funnel? I need it.", ["bucket", "rag"], "funnel"),
+    ("A spanner, please.", ["screwdriver", "rag"], "spanner"),
+    ("I'd love some cheese.", ["apple", "bread"], "cheese"),
+    ("Can I have a few paper clips?", ["hammer", "tape"], "paper clips"),
+    ("Pass me the butter knife.", ["bread_knife", "plate"], "butter knife"),
+])
+def test_a_thing_asked_for_in_any_phrasing_is_found_absent(text, classes, absent):
+    from groundplan.knowledge.abstain import absent_thing
+    from groundplan.methods.small_model.answer import _known_words, _vocabulary
+
+    assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) == absent
+
+
+@needs_wordnet
+@pytest.mark.parametrize("text,classes", [
+    ("Pass me the butter knife.", ["knife", "plate"]),  # a plain knife will do
+    ("I want to hang a mirror, so I need the hammer.", ["hammer", "wall"]),  # the mirror is the person's
+    ("Put the carton back in the fridge.", ["milk", "fridge"]),  # the milk's packaging
+    ("Bring all the hand tools to the bench.", ["hammer", "workbench"]),  # a group asked for by kind
+    ("Have you got a mug?", ["coffee_mug", "plate"]),  # a coffee mug is a mug
+])
+def test_what_the_scene_has_or_the_request_does_not_ask_for_is_not_absent(text, classes):
+    from groundplan.knowledge.abstain import absent_thing
+    from groundplan.methods.small_model.answer import _known_words, _vocabulary
+
+    assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) is None

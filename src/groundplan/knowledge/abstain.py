@@ -72,6 +72,8 @@ class Words:
     asked: Mapping[str, tuple[tuple[str, ...], str]] = ()  # type: ignore[assignment]
     #: class heads that the words before them name (a whipped_cream_can, a rib_tool)
     named_by_modifier: frozenset[str] = frozenset()
+    #: words that alone name the packaging of a thing ("put the carton back")
+    packaging: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -91,7 +93,7 @@ def words() -> Words:
     asked = {str(p): spec(e) for e in d.get("asked_needs") or () for p in e.get("says") or ()}
     return Words(fs("determiners"), fs("between"), fs("request_words"), fs("between_verb"), fs("like_after"),
                  fs("not_things"), fs("function_words"), fs("measures"), fs("may_i"), needs, asked,
-                 fs("measures") | fs("named_by_modifier"))
+                 fs("measures") | fs("named_by_modifier"), fs("packaging"))
 
 
 def _parts(cls: str) -> list[str]:
@@ -131,7 +133,7 @@ class Vocabulary:
             if len(parts) > 1 and parts[-1] in words().named_by_modifier:
                 out.update(parts[:-1])
                 out.add("_".join(parts[:-1]))
-            k = self.wn.kinds(cls)
+            k = self.wn.kinds(cls, lexfiles=PHYSICAL_LEXFILES)
             if k is not None:
                 out.update(k[1])
             hit = self._cov[cls] = frozenset(out)
@@ -143,15 +145,40 @@ class Vocabulary:
 
 
 def _requested(toks: Sequence[str], det: int, w: Words) -> bool:
-    """The determiner at ``det`` opens the object of a request word ("bring me the", "I need a")."""
+    """The determiner at ``det`` opens the thing a request asks for: the object of a request word
+    ("bring me the", "I need a"), of "can I have" / "I'd like" / "I'd love", of a question
+    ("do you have a", "have you got any", "is there a", "where's the"), or a clause that opens
+    with an indefinite one ("Some milk, please.", "A towel for the baby?")."""
     k = det - 1
     while k >= 0 and toks[k] in w.between_verb:
         k -= 1
-    if k >= 0 and toks[k] == "like":
+    if k >= 1 and toks[k - 1] in _OWN_ACTION and "you" not in toks[max(0, k - 4):k - 1]:
+        return False  # "I want to put up a picture frame", "I need to get a nail in": the person's own doing
+    if k < 0:
+        return det == 0 and toks[det] in _ASKING_DETERMINERS
+    if toks[k] in ("like", "love"):
         return k > 0 and toks[k - 1] in w.like_after
     if k >= 2 and toks[k] == "have" and toks[k - 1] == "i" and toks[k - 2] in w.may_i:
         return True  # "can I have some milk"
-    return k >= 0 and toks[k] in w.request_words
+    if toks[k] in ("have", "got") and k >= 1 and toks[k - 1] in ("you", "we", "ya"):
+        return True  # "do you have a pen", "have we got any batteries"
+    if toks[k] == "got" and k >= 2 and toks[k - 1] in ("you", "we") and toks[k - 2] == "have":
+        return True
+    if toks[k] == "there" and k >= 1 and toks[k - 1] in ("is", "are", "s"):
+        return True  # "is there a thermometer", "there's no"... is handled by the need reading
+    if k >= 1 and toks[k - 1] == "where" and toks[k] in ("s", "is", "are"):
+        return True  # "where's the shampoo"
+    return toks[k] in w.request_words
+
+
+#: before a request word, these make it the person's own action ("I need to get a nail in")
+_OWN_ACTION = frozenset({"to", "gotta", "wanna"})
+#: a determiner after these opens a group asked for by kind, not one thing
+_GROUP_WORDS = frozenset({"all", "every", "each"})
+#: an indefinite determiner opening a clause asks for the thing ("Some milk, please.")
+_ASKING_DETERMINERS = frozenset({"some", "a", "an", "any"})
+#: where a clause ends (the words of each are read on their own)
+_CLAUSE_END = re.compile(r"[.,;!?:()]+|\s[-\u2013\u2014]\s")
 
 
 _INDEFINITE = frozenset({"something", "anything", "everything", "nothing", "one", "ones"})
@@ -164,6 +191,12 @@ def _not_thing(word: str, vocab: Vocabulary, w: Words) -> bool:
 
 def _in_wordnet(vocab: Vocabulary, word: str) -> bool:
     return any(vocab.wn.index.get(lemma) for lemma in vocab.wn.lemmas(word))
+
+
+def _known_whole(vocab: Vocabulary, whole: str) -> bool:
+    """WordNet has the compound itself ("bread_knife"), not only its head."""
+    n = whole.count("_")
+    return any(vocab.wn.index.get(f) for f in vocab.wn.lemmas(whole) if f.count("_") == n)
 
 
 def _split_compound(vocab: Vocabulary, word: str) -> Optional[list[str]]:
@@ -182,8 +215,8 @@ def _noun_phrase(toks: Sequence[str], start: int, vocab: Vocabulary, w: Words) -
     gives the thing measured ("a cup of coffee", "a roll of duct tape": coffee, duct tape);
     "one" names no class ("the gilt one")."""
     k = start
-    while k < len(toks) and toks[k] in w.between:
-        k += 1
+    while k < len(toks) and (toks[k] in w.between or (toks[k] in w.determiners and k == start)):
+        k += 1  # "a clean towel", "a few cotton buds", "some more sugar"
     out: list[str] = []
     while k < len(toks) and len(out) < 3 and toks[k] not in w.determiners and toks[k] not in w.function_words \
             and toks[k] not in ("of", "one", "ones"):
@@ -209,23 +242,49 @@ def _noun_phrase(toks: Sequence[str], start: int, vocab: Vocabulary, w: Words) -
 
 
 def _phrase_covered(phrase: Sequence[str], covered: set[str], vocab: Vocabulary,
-                    known: Callable[[str], bool]) -> bool:
-    """Whether the scene has the thing: a word before the head names a scene thing ("the milk
-    carton" for the milk in the fridge: a thing named by what holds it); else a compound
+                    known: Callable[[str], bool], classes: Iterable[str] = (),
+                    holders: frozenset[str] = frozenset()) -> bool:
+    """Whether the scene has the thing: a holder (``holders``: carton, box, bag, ...) whose
+    first word names a scene thing ("the milk carton" for the milk in the fridge: a thing named
+    by what holds it); else a compound
     WordNet knows ("magnifying_glass") is judged as a whole, any other by its head noun. A
-    thing is covered when a scene class is it, a kind of it or a synonym (``Vocabulary``)."""
+    thing is covered when a scene class is it, a kind of it or a synonym (``Vocabulary``). A
+    compound's first word contrasts: "the bread knife" is not the scene's butter_knife (a
+    class of the same head with another first word), though a plain knife would do."""
     def has(word: str) -> bool:
         return word in covered or bool(set(vocab.wn.lemmas(word)) & covered) or known(word)
 
-    if any(has(word) for word in phrase[:-1]):
-        return True
-    whole = "_".join(phrase)
-    if len(phrase) > 1 and _in_wordnet(vocab, whole):
-        return has(whole) or has("".join(phrase)) or known(" ".join(phrase))
     head = phrase[-1]
-    if has(head) or has(whole) or has("".join(phrase)):
+    if head in holders and any(has(word) for word in phrase[:-1]):
+        return True
+    if any(has(word) and ({head, *vocab.wn.lemmas(head)} & vocab.covered(word)) for word in phrase[:-1]):
+        return True  # "the leather hide": the scene's leather, which is a hide
+    whole = "_".join(phrase)
+    if len(phrase) > 1 and _known_whole(vocab, whole):
+        # judged as a whole: by its own lemmas only (not the head's: a butter knife is no bread_knife)
+        forms = {f for f in vocab.wn.lemmas(whole) if f.count("_") == whole.count("_")}
+        if (forms | {f.replace("_", "") for f in forms}) & covered or known(" ".join(phrase)):
+            return True
+    if len(phrase) > 1 and (whole in covered or "".join(phrase) in covered or known(" ".join(phrase))):
+        return True
+    if len(phrase) > 1 and _known_whole(vocab, whole) and _contrasted(phrase, head, classes, vocab):
+        return False  # an established kind ("bread knife") is not another one the scene has
+    if has(head):
         return True
     return any(len(head) >= 4 and c.endswith(head) for c in covered)  # "the bench" for the workbench
+
+
+def _contrasted(phrase: Sequence[str], head: str, classes: Iterable[str], vocab: Vocabulary) -> bool:
+    """Every scene class named by ``head`` ("oven mitts": baking_mitt) has a first word of its
+    own, unrelated to the phrase's: the phrase asks for another kind of the thing."""
+    heads = {head, *vocab.wn.lemmas(head)}
+    kinds = [_parts(c) for c in classes]
+    same = [p for p in kinds if p and p[-1] in heads]
+
+    def related(mods: Sequence[str]) -> bool:  # a cat carrier is a pet carrier: a cat is a pet
+        return any(m == n or n in vocab.covered(m) or m in vocab.covered(n) for m in mods for n in phrase[:-1])
+
+    return bool(same) and all(len(p) > 1 and not related(p[:-1]) for p in same)
 
 
 def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
@@ -235,21 +294,26 @@ def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
     charger"), judged by its head noun and the compound it makes ("phone_charger").
     ``known(word)``: the caller's own words for scene things (synonyms, category members)."""
     w = words()
-    toks = [m.group(0) for m in _WORD.finditer(text.lower().replace("’", "'"))]
     covered: set[str] = set()
     for c in classes:
         covered |= vocab.covered(c)
-    for i, tok in enumerate(toks):
-        if tok not in w.determiners or not _requested(toks, i, w):
-            continue
-        phrase = _noun_phrase(toks, i + 1, vocab, w)
-        if not phrase or _not_thing(phrase[-1], vocab, w) or len(phrase[-1]) < 3 or phrase[0] in _INDEFINITE:
-            continue  # "some elbow room", "the kitchen counter": no thing to fetch
-        whole = "_".join(phrase)
-        if not (vocab.physical(phrase[-1]) or (len(phrase) > 1 and vocab.physical(whole))):
-            continue
-        if not _phrase_covered(phrase, covered, vocab, known):
-            return " ".join(phrase)
+    for clause in _CLAUSE_END.split(text.lower().replace("’", "'")):
+        toks = [m.group(0) for m in _WORD.finditer(clause)]
+        for i, tok in enumerate(toks):
+            if tok not in w.determiners or not _requested(toks, i, w):
+                continue
+            if tok in _GROUP_WORDS or (i > 0 and toks[i - 1] in _GROUP_WORDS):
+                continue  # "all the protective gear": whatever there is of a kind (a group, not a thing)
+            phrase = _noun_phrase(toks, i + 1, vocab, w)
+            if not phrase or _not_thing(phrase[-1], vocab, w) or len(phrase[-1]) < 3 or phrase[0] in _INDEFINITE:
+                continue  # "some elbow room", "the kitchen counter": no thing to fetch
+            if len(phrase) == 1 and phrase[0] in w.packaging:
+                continue  # "put the carton back": the packaging of a thing the scene names by its contents
+            whole = "_".join(phrase)
+            if not (vocab.physical(phrase[-1]) or (len(phrase) > 1 and vocab.physical(whole))):
+                continue
+            if not _phrase_covered(phrase, covered, vocab, known, classes, w.named_by_modifier):
+                return " ".join(phrase)
     return None
 
 

@@ -177,13 +177,18 @@ class WordNet:
         first: ``waders`` are ``hip_boot``, ``thigh_boot``, then ``boot``, ``footwear``, ..."""
         return list(dict.fromkeys(w for w, _ in self._broader(cls, depth)))
 
-    def kinds(self, cls: str, depth: int = 8) -> Optional[tuple[frozenset[int], frozenset[str]]]:
+    def kinds(self, cls: str, depth: int = 8,
+              lexfiles: Optional[frozenset[int]] = None) -> Optional[tuple[frozenset[int], frozenset[str]]]:
         """(lexicographer files, hypernym words) over every noun sense of the class name's most
-        specific lemma WordNet has (``lemmas``), or None when WordNet has none of them."""
+        specific lemma WordNet has (``lemmas``), or None when WordNet has none of them. With
+        ``lexfiles``, only over the senses in those files when it has any (an atlas is a book of
+        maps, not the vertebra: not a kind of tissue)."""
         for lemma in self.lemmas(cls):
             offs = self.index.get(lemma, ())
             if not offs:
                 continue
+            if lexfiles is not None:
+                offs = [o for o in offs if self._synset(o).lexfile in lexfiles] or offs
             files, words = set(), set()
             level, seen = list(offs), set(offs)
             for _ in range(depth + 1):
