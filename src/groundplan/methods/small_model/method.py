@@ -33,6 +33,7 @@ from groundplan.methods.base import (
     TraceRecorder,
     register_method,
 )
+from groundplan.methods.small_model import need_model
 from groundplan.methods.small_model.answer import (
     abstention,
     confidence,
@@ -77,10 +78,13 @@ class GoalSearchConfig:
     #: the reason and the nearest alternative (``answer.py``); false (``--best-effort``): plan
     #: the best substitute, as before
     abstain: bool = True
+    #: for a stated need, the language model of the run (``--model``) reorders the things the
+    #: rules would hand over (``need_model.py``); off unless a blind ablation keeps it
+    need_model: bool = False
 
 
 _OWN_SETTINGS = ("self_correction", "minilm_dir", "adapter", "adapter_path", "adapter_k", "adapter_min_logprob",
-                 "optimal_search_s", "abstain")
+                 "optimal_search_s", "abstain", "need_model")
 _ADAPTER_MODES = ("off", "first", "confident", "rerank")
 
 
@@ -133,6 +137,10 @@ class GoalSearch(Method):
                                   "none (adapter_path=DIR; train one: benchmarks/small_model_adapter.py train)")
         return cfg
 
+    def needs_llm_for(self, cfg: GoalSearchConfig) -> bool:
+        """The need stage asks the run's model; the rest of goalsearch calls none."""
+        return cfg.need_model
+
     def __init__(self) -> None:
         self._searchers: dict[Any, GoalSearcher] = {}
         self._lock = threading.Lock()
@@ -166,6 +174,13 @@ class GoalSearch(Method):
                               for g in res.goals])
         goals = _with_adapter(cfg, res.goals, pt.problem, task.instruction, rec)
         goals = _contained(task.instruction, goals, pt)
+        req = res.request
+        if cfg.need_model and ctx.llm is not None and req is not None and (req.need or req.plain) \
+                and res.structure == "single":
+            goals, asked = need_model.rerank(task.instruction, goals, dict(pt.problem.objects),
+                                             scene_view(pt.domain, pt.problem).humans, ctx.llm, rec.usage)
+            if asked is not None:
+                rec.event("note", what="need model", **asked)
         sure = confidence([g.score for g in goals])
         if cfg.abstain:
             why = abstention(task.instruction, pt.domain, pt.problem, goals[0].text if goals else None)

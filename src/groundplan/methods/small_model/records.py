@@ -32,6 +32,7 @@ class SearchResult:
     examples: tuple[tuple[str, float], ...] = ()
     timings: dict[str, float] = field(default_factory=dict)
     lm_usage: Any = None
+    request: Any = None  # the Request read from the instruction (None when the scene has no candidates)
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,8 @@ class GoalSearcher:
         ranked = completions.complete(self, req, sc, goals, singles, structure, cands, view, lex)
         timings["total"] = time.perf_counter() - t0
         return SearchResult(ranked[:self.options.max_goals], structure, clauses,
-                            tuple((e.instruction, round(s, 3)) for e, s in near[:self.options.k_shots]), timings)
+                            tuple((e.instruction, round(s, 3)) for e, s in near[:self.options.k_shots]), timings,
+                            request=req)
 
     # ------------------------------------------------------------------ structures
 
