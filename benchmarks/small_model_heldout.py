@@ -84,6 +84,9 @@ HELDOUT_Y_FILE = HELDOUT_DIR / "heldout_2026-11-28y.yaml"
 HELDOUT_Z_FILE = HELDOUT_DIR / "heldout_2026-11-28z.yaml"
 #: the twenty-seventh, fresh held-out set ("held-out aa"), written before round 24 was measured
 HELDOUT_AA_FILE = HELDOUT_DIR / "heldout_2026-11-28aa.yaml"
+#: the twenty-eighth, fresh held-out set ("held-out ab"), written 2026-11-29 before goalsearch ran on it: 63
+#: instructions over three new scenes, 44 of them stated needs that do not name the object meeting them
+HELDOUT_AB_FILE = HELDOUT_DIR / "heldout_2026-11-29ab.yaml"
 HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-c": HELDOUT_C_FILE,
                  "heldout-d": HELDOUT_D_FILE, "heldout-e": HELDOUT_E_FILE, "heldout-f": HELDOUT_F_FILE,
                  "heldout-g": HELDOUT_G_FILE, "heldout-h": HELDOUT_H_FILE,
@@ -93,7 +96,8 @@ HELDOUT_FILES = {"heldout": HELDOUT_FILE, "heldout-b": HELDOUT_B_FILE, "heldout-
                  "heldout-p": HELDOUT_P_FILE, "heldout-q": HELDOUT_Q_FILE,
                  "heldout-r": HELDOUT_R_FILE, "heldout-s": HELDOUT_S_FILE,
                  "heldout-t": HELDOUT_T_FILE, "heldout-u": HELDOUT_U_FILE,
-                 "heldout-v": HELDOUT_V_FILE, "heldout-w": HELDOUT_W_FILE, "heldout-x": HELDOUT_X_FILE, "heldout-y": HELDOUT_Y_FILE, "heldout-z": HELDOUT_Z_FILE, "heldout-aa": HELDOUT_AA_FILE}
+                 "heldout-v": HELDOUT_V_FILE, "heldout-w": HELDOUT_W_FILE, "heldout-x": HELDOUT_X_FILE, "heldout-y": HELDOUT_Y_FILE, "heldout-z": HELDOUT_Z_FILE, "heldout-aa": HELDOUT_AA_FILE,
+                 "heldout-ab": HELDOUT_AB_FILE}
 OUT = ROOT / "benchmarks" / "results" / "small_model" / "heldout"
 #: every set ``run --sets`` takes
 SET_NAMES = ("tuning", "tuning2", "tuning3", "tuning3dev", "saycan", "plan-tool",
@@ -561,7 +565,7 @@ def report(out_dir: Path) -> str:
     for res in results_archive.read_all_json(out_dir, "*@*.json").values():  # packed runs and new ones
         runs[(res["variant"], res["set"])] = res
     lines = []
-    for set_name in ("heldout-aa", "heldout-aa-oracle", "heldout-z", "heldout-z-oracle", "heldout-y", "heldout-y-oracle", "heldout-x", "heldout-x-oracle", "heldout-w", "heldout-w-oracle", "heldout-v", "heldout-v-oracle", "heldout-u", "heldout-u-oracle", "heldout-t", "heldout-t-oracle", "heldout-s", "heldout-s-oracle", "heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
+    for set_name in ("heldout-ab", "heldout-ab-oracle", "heldout-aa", "heldout-aa-oracle", "heldout-z", "heldout-z-oracle", "heldout-y", "heldout-y-oracle", "heldout-x", "heldout-x-oracle", "heldout-w", "heldout-w-oracle", "heldout-v", "heldout-v-oracle", "heldout-u", "heldout-u-oracle", "heldout-t", "heldout-t-oracle", "heldout-s", "heldout-s-oracle", "heldout-r", "heldout-r-oracle", "heldout-q", "heldout-q-oracle", "heldout-p", "heldout-p-oracle", "heldout-o", "heldout-o-oracle", "heldout-n", "heldout-n-oracle", "heldout-m", "heldout-m-oracle", "heldout-l", "heldout-l-oracle",
                      "heldout-k", "heldout-k-oracle", "heldout-j", "heldout-j-oracle", "heldout-i", "heldout-i-oracle", "heldout-h", "heldout-h-oracle",
                      "heldout-g", "heldout-g-oracle",
                      "heldout-f", "heldout-f-oracle", "heldout-e", "heldout-e-oracle", "heldout-d", "heldout-d-oracle",
@@ -611,7 +615,7 @@ def main() -> int:
                    "heldout-e-oracle, heldout-f, heldout-f-oracle, heldout-g, heldout-g-oracle, heldout-h, "
                    "heldout-h-oracle, heldout-i, heldout-i-oracle, heldout-j, heldout-j-oracle, heldout-k, "
                    "heldout-k-oracle, heldout-l, heldout-l-oracle, heldout-m, heldout-m-oracle, heldout-n, "
-                   "heldout-n-oracle, heldout-o, heldout-o-oracle, heldout-p, heldout-p-oracle, heldout-q, heldout-q-oracle, heldout-r, heldout-r-oracle, heldout-s, heldout-s-oracle, heldout-t, heldout-t-oracle, heldout-u, heldout-u-oracle, heldout-v, heldout-v-oracle, heldout-w, heldout-w-oracle, heldout-x, heldout-x-oracle, heldout-y, heldout-y-oracle, heldout-z, heldout-z-oracle, heldout-aa, heldout-aa-oracle, "
+                   "heldout-n-oracle, heldout-o, heldout-o-oracle, heldout-p, heldout-p-oracle, heldout-q, heldout-q-oracle, heldout-r, heldout-r-oracle, heldout-s, heldout-s-oracle, heldout-t, heldout-t-oracle, heldout-u, heldout-u-oracle, heldout-v, heldout-v-oracle, heldout-w, heldout-w-oracle, heldout-x, heldout-x-oracle, heldout-y, heldout-y-oracle, heldout-z, heldout-z-oracle, heldout-aa, heldout-aa-oracle, heldout-ab, heldout-ab-oracle, "
                    "saycan, plan-tool, "
                    "tuning, tuning2, tuning3, tuning3dev")
     r.add_argument("--threads", type=int, default=1)
