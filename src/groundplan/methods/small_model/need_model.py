@@ -4,10 +4,11 @@ meets it. Rules know a class's uses from word lists and WordNet; a model knows t
 tea quenches thirst and a watering can does not.
 
 Scored SayCan-style, by pointwise mutual information: the log-probability of each thing's
-name after the person's words and "the robot hands them the", against the same name after
-the neutral words alone (a long or common name is not preferred for being likely anyway).
-The handing-over candidates among the first ``TOP`` are reordered by it; the others keep their
-places. One scoring pass per candidate, on any backend that scores (the embedded model by its
+name as the answer to "a person says ...; which one of these (the candidates' names) should a
+helpful robot hand them?", against the same name as the answer to the question without the
+person's words (a long, common or first-listed name is not preferred for being likely anyway).
+The model's choice among the handing-over candidates of the first ``TOP`` goes first when it
+beats the rules' first one by ``MARGIN``; otherwise the rules' order stands. One scoring pass per candidate, on any backend that scores (the embedded model by its
 batched path, ``llm.goal_search``)."""
 
 from __future__ import annotations
@@ -16,10 +17,14 @@ from typing import Any, Optional, Sequence
 
 from groundplan.llm.goal_search import score_continuations
 
-#: how many of the ranked goals the model may reorder
+#: how many of the ranked goals the model may choose from
 TOP = 6
-_NEEDY = "A person at home says: \"{instruction}\"\nTo help them, the robot hands them the"
-_NEUTRAL = "To help them, the robot hands them the"
+#: the model's choice goes first only when it is at least e times likelier (in PMI) than the
+#: rules' first handing-over candidate: the rules keep close calls
+MARGIN = 1.0
+_NEEDY = ("Question: A person says: \"{instruction}\" Which one of these should a helpful robot hand them: "
+          "{options}?\nAnswer: The")
+_NEUTRAL = "Question: Which one of these should a helpful robot hand someone: {options}?\nAnswer: The"
 
 
 def _handed(goal_text: str, humans: Sequence[str]) -> Optional[str]:
@@ -37,24 +42,28 @@ def _name(obj: str, classes: dict[str, str]) -> str:
 
 def rerank(instruction: str, goals: list, classes: dict[str, str], humans: Sequence[str], llm: Any,
            usage: Any = None) -> tuple[list, Optional[dict]]:
-    """``goals`` with the handing-over candidates among the first ``TOP`` in the order of the
-    model's PMI, and a record of the scores (None when fewer than two such candidates)."""
+    """``goals`` with the model's choice first (when it beats the rules' first handing-over
+    candidate by ``MARGIN``), and a record of the scores (None when fewer than two candidates
+    hand something over)."""
     head = list(goals[:TOP])
     slots = [(i, _handed(g.text, humans)) for i, g in enumerate(head)]
     slots = [(i, o) for i, o in slots if o is not None]
     if len(slots) < 2:
         return goals, None
     names = [_name(o, classes) for _, o in slots]
-    needy = score_continuations(llm, _NEEDY.format(instruction=instruction.strip()), names, usage=usage)
-    plain = score_continuations(llm, _NEUTRAL, names, usage=usage)
+    options = ", ".join(dict.fromkeys(n.strip() for n in names))
+    needy = score_continuations(llm, _NEEDY.format(instruction=instruction.strip(), options=options), names,
+                                usage=usage)
+    plain = score_continuations(llm, _NEUTRAL.format(options=options), names, usage=usage)
     pmi = [a - b for a, b in zip(needy.logprobs, plain.logprobs)]
-    order = sorted(range(len(slots)), key=lambda k: -pmi[k])
-    new = list(head)
-    for (i, _), k in zip(slots, order):
-        new[i] = head[slots[k][0]]
+    best = max(range(len(slots)), key=lambda k: pmi[k])
+    moved = best != 0 and pmi[best] - pmi[0] >= MARGIN
     record = {"objects": [o for _, o in slots], "pmi": [round(x, 3) for x in pmi],
-              "first": slots[order[0]][1]}
-    return new + list(goals[TOP:]), record
+              "first": slots[best if moved else 0][1], "moved": moved}
+    if not moved:
+        return goals, record
+    i = slots[best][0]
+    return [head[i]] + [g for j, g in enumerate(goals) if j != i], record
 
 
-__all__ = ["TOP", "rerank"]
+__all__ = ["MARGIN", "TOP", "rerank"]
