@@ -117,3 +117,29 @@ def test_what_the_scene_has_or_the_request_does_not_ask_for_is_not_absent(text, 
     from groundplan.methods.small_model.answer import _known_words, _vocabulary
 
     assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) is None
+
+
+@needs_wordnet
+@pytest.mark.parametrize("text,classes,absent", [
+    ("Open the bread bin.", ["fridge", "counter"], "bread bin"),  # acted on
+    ("Put the keys in the drawer.", ["key", "table"], "drawer"),  # the place a thing goes
+    ("Wipe the mirror, it's steamed up.", ["towel", "sink"], "mirror"),
+])
+def test_a_thing_acted_on_or_a_place_named_is_needed_too(text, classes, absent):
+    from groundplan.knowledge.abstain import absent_thing
+    from groundplan.methods.small_model.answer import _known_words, _vocabulary
+
+    assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) == absent
+
+
+@needs_wordnet
+@pytest.mark.parametrize("text,classes", [
+    ("Lay the towels on the bench.", ["towel", "table"]),  # a bench and a table: furniture of a kind
+    ("Hold this against my arm.", ["bandage", "table"]),  # the person's own
+    ("Turn on the lamp.", ["lamp", "table"]),
+])
+def test_a_place_of_the_same_kind_or_the_persons_own_is_not_absent(text, classes):
+    from groundplan.knowledge.abstain import absent_thing
+    from groundplan.methods.small_model.answer import _known_words, _vocabulary
+
+    assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) is None

@@ -74,6 +74,12 @@ class Words:
     named_by_modifier: frozenset[str] = frozenset()
     #: words that alone name the packaging of a thing ("put the carton back")
     packaging: frozenset[str] = frozenset()
+    #: verbs acting on a thing ("open", "wipe", "fill"): their object is needed
+    action_words: frozenset[str] = frozenset()
+    #: verbs putting a thing somewhere: the place in their clause is needed
+    placing_words: frozenset[str] = frozenset()
+    #: prepositions opening a destination or source
+    places_after: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=1)
@@ -93,7 +99,8 @@ def words() -> Words:
     asked = {str(p): spec(e) for e in d.get("asked_needs") or () for p in e.get("says") or ()}
     return Words(fs("determiners"), fs("between"), fs("request_words"), fs("between_verb"), fs("like_after"),
                  fs("not_things"), fs("function_words"), fs("measures"), fs("may_i"), needs, asked,
-                 fs("measures") | fs("named_by_modifier"), fs("packaging"))
+                 fs("measures") | fs("named_by_modifier"), fs("packaging"), fs("action_words"), fs("placing_words"),
+                 fs("places_after"))
 
 
 def _parts(cls: str) -> list[str]:
@@ -168,9 +175,60 @@ def _requested(toks: Sequence[str], det: int, w: Words) -> bool:
         return True  # "is there a thermometer", "there's no"... is handled by the need reading
     if k >= 1 and toks[k - 1] == "where" and toks[k] in ("s", "is", "are"):
         return True  # "where's the shampoo"
-    return toks[k] in w.request_words
+    if toks[k] in w.request_words:
+        return True
+    return _acted_on(toks, det, w)
 
 
+def _acted_on(toks: Sequence[str], det: int, w: Words) -> bool:
+    """The determiner at ``det`` opens a thing the request acts on ("open the cupboard") or the
+    place it puts a thing ("put the card in the vase"), not one of the person's own ("my
+    cereal"): a thing the scene must hold too, judged more leniently (``_near_kind``)."""
+    if toks[det] in _OWNED:
+        return False
+    k = det - 1
+    while k >= 0 and (toks[k] in w.between_verb or toks[k] in ("on", "off")):
+        k -= 1  # "turn on the lamp", "switch the fan off"
+    if k >= 0 and toks[k] in w.action_words:
+        return not ({"i", "we"} & set(toks[max(0, k - 4):k]))  # "I can't cut the paper": the person's doing
+    return _placed_at(toks, det, w)
+
+
+def _asked_for(toks: Sequence[str], det: int, w: Words) -> bool:
+    k = det - 1
+    while k >= 0 and toks[k] in w.between_verb:
+        k -= 1
+    return k >= 0 and toks[k] in w.request_words
+
+
+def _near_kind(phrase: Sequence[str], classes: Iterable[str], vocab: Vocabulary, depth: int = 2) -> bool:
+    """A scene class shares a hypernym with the phrase's head within ``depth`` levels of both (a
+    bench and a table are both furniture; a hamper is a basket): a place or a thing acted on may
+    go by another name than the scene's."""
+    near = {w for w, _ in vocab.wn._broader(phrase[-1], depth)} - _GENERIC
+    if not near:
+        return False
+    return any(near & ({w for w, _ in vocab.wn._broader(c, depth)} | {c, _parts(c)[-1]}) for c in classes)
+
+
+#: hypernyms too broad to make two things of a kind (a drawer and a key are both devices)
+_GENERIC = frozenset({"instrumentality", "instrumentation", "device", "artifact", "artefact", "object",
+                      "physical_object", "whole", "unit", "material", "stuff", "equipment", "implement",
+                      "structure", "construction", "area", "container", "covering", "commodity", "goods",
+                      "substance", "matter", "piece", "part", "portion"})
+
+
+def _placed_at(toks: Sequence[str], det: int, w: Words) -> bool:
+    """The determiner at ``det`` opens the place a placing verb of the clause puts a thing at or
+    takes it from ("put the card in the vase", "take the mug off the shelf")."""
+    k = det - 1
+    if k < 0 or toks[k] not in w.places_after:
+        return False
+    return any(t in w.placing_words for t in toks[:k]) and not any(t in _OWN_ACTION for t in toks[:k])
+
+
+#: a thing said with these is the person's own, not one the scene must hold for the request
+_OWNED = frozenset({"my", "your", "our", "his", "her", "their"})
 #: before a request word, these make it the person's own action ("I need to get a nail in")
 _OWN_ACTION = frozenset({"to", "gotta", "wanna"})
 #: a determiner after these opens a group asked for by kind, not one thing
@@ -307,12 +365,14 @@ def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
             phrase = _noun_phrase(toks, i + 1, vocab, w)
             if not phrase or _not_thing(phrase[-1], vocab, w) or len(phrase[-1]) < 3 or phrase[0] in _INDEFINITE:
                 continue  # "some elbow room", "the kitchen counter": no thing to fetch
-            if len(phrase) == 1 and phrase[0] in w.packaging:
+            if len(phrase) == 1 and (phrase[0] in w.packaging or (phrase[0] in w.measures and not _asked_for(toks, i, w))):
                 continue  # "put the carton back": the packaging of a thing the scene names by its contents
             whole = "_".join(phrase)
             if not (vocab.physical(phrase[-1]) or (len(phrase) > 1 and vocab.physical(whole))):
                 continue
             if not _phrase_covered(phrase, covered, vocab, known, classes, w.named_by_modifier):
+                if _acted_on(toks, i, w) and not _asked_for(toks, i, w) and _near_kind(phrase, classes, vocab):
+                    continue  # "the bench" where the scene has a table: a place of the same kind
                 return " ".join(phrase)
     return None
 
