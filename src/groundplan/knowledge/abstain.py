@@ -189,7 +189,8 @@ def _acted_on(toks: Sequence[str], det: int, w: Words) -> bool:
     k = det - 1
     while k >= 0 and (toks[k] in w.between_verb or toks[k] in ("on", "off")):
         k -= 1  # "turn on the lamp", "switch the fan off"
-    if k >= 0 and toks[k] in w.action_words:
+    if k >= 0 and toks[k] in w.action_words and not (k > 0 and toks[k - 1] in w.determiners):
+        # (after a determiner the word is a noun: "pour the water down the drain")
         return not ({"i", "we"} & set(toks[max(0, k - 4):k]))  # "I can't cut the paper": the person's doing
     return _placed_at(toks, det, w)
 
@@ -205,6 +206,8 @@ def _near_kind(phrase: Sequence[str], classes: Iterable[str], vocab: Vocabulary,
     """A scene class shares a hypernym with the phrase's head within ``depth`` levels of both (a
     bench and a table are both furniture; a hamper is a basket): a place or a thing acted on may
     go by another name than the scene's."""
+    if any(phrase[-1] in _parts(c) for c in classes):
+        return True  # "the marble" for the marble_slab
     near = {w for w, _ in vocab.wn._broader(phrase[-1], depth)} - _GENERIC
     if not near:
         return False
@@ -222,11 +225,13 @@ def _placed_at(toks: Sequence[str], det: int, w: Words) -> bool:
     """The determiner at ``det`` opens the place a placing verb of the clause puts a thing at or
     takes it from ("put the card in the vase", "take the mug off the shelf")."""
     k = det - 1
-    if k < 0 or toks[k] not in w.places_after:
-        return False
+    if k < 0 or toks[k] not in w.places_after or toks[k] in _SOURCES:
+        return False  # (a source misnamed takes nothing from the request: "the pan off the grill")
     return any(t in w.placing_words for t in toks[:k]) and not any(t in _OWN_ACTION for t in toks[:k])
 
 
+#: prepositions of a source: where a thing comes from is not judged (the thing itself is)
+_SOURCES = frozenset({"from", "off", "out"})
 #: a thing said with these is the person's own, not one the scene must hold for the request
 _OWNED = frozenset({"my", "your", "our", "his", "her", "their"})
 #: before a request word, these make it the person's own action ("I need to get a nail in")
