@@ -302,7 +302,10 @@ def _fmt(x: Optional[float], digits: int = 2) -> str:
 def summarize(rs: list[dict]) -> dict[str, Any]:
     n = len(rs)
     errs = [r for r in rs if r["status"] in ERRORS]
-    gcrs = [r["gcr"] for r in rs if r.get("gcr") is not None]
+    # GCR over the episodes that did not end in an error; one that executed nothing (no goal,
+    # an unsolvable goal) reports none and counts 0, as in the papers' averages over all tasks
+    reports_gcr = any(r.get("gcr") is not None for r in rs)
+    gcrs = [r.get("gcr") or 0.0 for r in rs if r["status"] not in ERRORS] if reports_gcr else []
     calls = [r["calls"] for r in rs if r.get("calls") is not None]
     toks = [r["prompt_tokens"] + r["completion_tokens"] for r in rs if r.get("prompt_tokens") is not None]
     return {"n": n, "succ": sum(r["success"] for r in rs), "gcr": sum(gcrs) / len(gcrs) if gcrs else None,
@@ -342,7 +345,8 @@ def report(args: argparse.Namespace) -> str:
              "n is below the sample the cell was cut for time, and the table says so. Success = the dataset's "
              "check after execution (gold goal, goal conditions or checker). **Errors** (LLM or planner error, "
              "crash, a task stopped at the per-task timeout) are counted separately and are not failures; "
-             "success is over all n. GCR: mean goal-condition recall where the method reports it. Calls and "
+             "success is over all n. GCR: mean goal-condition recall over the episodes without an error, for "
+             "methods that report it (an episode that executed nothing, e.g. an unsolvable goal, counts 0). Calls and "
              "tokens (prompt + completion) per task over the episodes that finished; s/task: wall time per task "
              "including everything (planning, execution).", ""]
     # the overview: one line per cell, success (GCR) per model on the same tasks, and the paper
