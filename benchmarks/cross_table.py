@@ -394,8 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "labelled 'METHOD [MODEL]' and shown beside the default model's")
     ap.add_argument("--import-methods", action="store_true",
                     help="with --model: copy that model's episodes from benchmarks/local_models_methods.py (each "
-                         "method on its own benchmark, first --n-embedded tasks of its seeded sample) instead of "
-                         "running those cells again")
+                         "method on its own benchmark, first --n-embedded tasks of its seeded sample) and run "
+                         "nothing")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--redo", action="store_true",
                     help="drop the recorded episodes of the selected rows x datasets first and run them again "
@@ -407,11 +407,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with (OUT / COMMANDS).open("a") as fh:  # provenance: which command recorded which cells
             fh.write(time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) + ": .venv/bin/python benchmarks/cross_table.py "
                      + shlex.join(sys.argv[1:] if argv is None else list(argv)) + "\n")
-        if args.import_methods:
+        if args.import_methods:  # copies episodes only: runs nothing
             if not args.model:
                 ap.error("--import-methods needs --model")
             import_methods(args)
-        run_cells(args)
+        else:
+            run_cells(args)
     report(args)
     return 0
 
