@@ -94,7 +94,8 @@ PAPER: dict[str, tuple[str, str]] = {
         "not quoted: the LLM+P paper's per-domain table is not in ../shared/papers",
         "benchmarks/results/llmp/README.md"),
     "Wake et al. @ wake-vh": (
-        "GPT-3.5: 14/14 within 3 feedback rounds (Table III); 5/14 executable and correct without feedback (Table II)",
+        "GPT-3.5: 5/14 executable and correct, one answer per scenario (Table II; these runs made one call, no "
+        "feedback round); 14/14 within 3 rounds of human feedback (Table III)",
         "benchmarks/results/wake/README.md and ../shared/papers/wake-chatgpt-prompts.txt"),
     "BrainBody-LLM @ progprompt-test_unseen": (
         "SR / GCR 0.54 / 0.81 (GPT-4), 0.36 / 0.70 (GPT-3.5), 0.40 / 0.55 (PaLM 2), with feedback (Table 1)",
