@@ -339,8 +339,12 @@ def report(args: argparse.Namespace) -> None:
                  "that model (one thread, `--model`). "
                  + (f"{imported} of their episodes were copied from `benchmarks/local_models_methods.py` "
                     "(`--import-methods`: each method on its own benchmark, the first tasks of that run's seeded "
-                    "sample, results in `benchmarks/results/llm/methods.md`); the other cells were run here. "
-                    if imported else "") + "A local-model cell left `not run` was not measured (CPU time).\n\n")
+                    "sample, results in `benchmarks/results/llm/methods.md`), so those cells hold that run's sample, "
+                    "not this table's; "
+                    if imported else "")
+                 + f"{sum(bool(r.get('model')) for r in recs) - imported} were run here. A local-model cell left "
+                 "`not run` was not measured (CPU time); one with fewer than 10 tasks was cut by that run's time "
+                 "budget.\n\n")
     notes = "\n".join(f"{i + 1}. {r}" for i, r in enumerate(reasons))
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "README.md").write_text(head + "\n".join(md) + "\n\nReasons a pair is not adapted:\n\n" + notes +

@@ -318,7 +318,7 @@ def summarize(rs: list[dict]) -> dict[str, Any]:
             if any("minimal" in (r.get("metrics") or {}) for r in rs) else None,
             "statuses": ", ".join(f"{k} {v}" for k, v in sorted(
                 {st: sum(r["status"] == st for r in rs) for st in {r["status"] for r in rs}}.items(),
-                key=lambda kv: -kv[1]))}
+                key=lambda kv: (-kv[1], kv[0])))}
 
 
 def report(args: argparse.Namespace) -> str:
