@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -119,9 +119,10 @@ class GoalSearch(Method):
         names = set(known_names())
         unknown = [k for k in values if k not in names and k not in _OWN_SETTINGS]
         if unknown:
-            known = sorted(names | set(_OWN_SETTINGS))
-            raise ConfigError(f"{cls.name}: unknown setting '{unknown[0]}'{did_you_mean(unknown[0], known)} "
-                              f"(known: {', '.join(known)})")
+            own = sorted({f.name for f in fields(SearchOptions)} - {"rules", "weights"} | set(_OWN_SETTINGS))
+            raise ConfigError(f"{cls.name}: unknown setting '{unknown[0]}'"
+                              f"{did_you_mean(unknown[0], names | set(_OWN_SETTINGS))} (known: {', '.join(own)}, "
+                              f"a rule of methods/small_model/rules.py, or a weight w_*)")
         search = SearchOptions.of(owner=cls.name, **{k: v for k, v in values.items() if k in names})
         cfg = config_from(GoalSearchConfig, {k: v for k, v in values.items() if k not in names}, owner=cls.name,
                           search=search)

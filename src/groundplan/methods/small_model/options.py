@@ -5,10 +5,10 @@ scoring weights are one ``Weights`` record."""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, fields, make_dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
+from groundplan.errors import ConfigError, did_you_mean
 from groundplan.methods.small_model.rules import DEFAULT_ON, RULES
 
 
@@ -89,13 +89,13 @@ class SearchOptions:
     def __post_init__(self) -> None:
         unknown = sorted(set(self.rules) - set(RULES))
         if unknown:
-            raise ValueError(f"unknown goalsearch rule {unknown[0]!r}{_hint(unknown[0], RULES)}")
+            raise ValueError(f"unknown goalsearch rule {unknown[0]!r}{did_you_mean(unknown[0], RULES)}")
         object.__setattr__(self, "rules", frozenset(self.rules))
 
     def rule(self, name: str) -> bool:
         """Whether rule ``name`` is on (a name ``RULES`` lacks is a programming error)."""
         if name not in RULES:
-            raise KeyError(f"unknown goalsearch rule {name!r}{_hint(name, RULES)}")
+            raise KeyError(f"unknown goalsearch rule {name!r}{did_you_mean(name, RULES)}")
         return name in self.rules
 
     def without(self, *names: str) -> "SearchOptions":
@@ -112,9 +112,7 @@ class SearchOptions:
         own = {f.name for f in fields(cls)}
         unknown = [k for k in values if k not in own and k not in RULES and k not in WEIGHT_ALIASES]
         if unknown:
-            from groundplan.errors import ConfigError
-
-            raise ConfigError(f"{owner}: unknown setting {unknown[0]!r}{_hint(unknown[0], known_names())}")
+            raise ConfigError(f"{owner}: unknown setting {unknown[0]!r}{did_you_mean(unknown[0], known_names())}")
         base = config_from(cls, {k: v for k, v in values.items() if k in own}, owner=owner)
         switches = config_from(_RULE_SWITCHES, {k: v for k, v in values.items() if k in RULES}, owner=owner)
         weights = config_from(Weights, {WEIGHT_ALIASES[k]: v for k, v in values.items() if k in WEIGHT_ALIASES},
@@ -133,8 +131,3 @@ def known_names() -> list[str]:
     """Every flat name ``SearchOptions.of`` accepts."""
     own = [f.name for f in fields(SearchOptions) if f.name not in ("rules", "weights")]
     return sorted([*own, *RULES, *WEIGHT_ALIASES])
-
-
-def _hint(name: str, known: Mapping[str, Any] | list[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
