@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from groundplan.errors import GoalError
 from groundplan.llm.goal_search import score_continuations
+from groundplan.pddl.formula import And, Atom
+from groundplan.pddl.goal import parse_goal
 
 #: how many of the ranked goals the model may choose from
 TOP = 6
@@ -29,11 +32,15 @@ _NEUTRAL = "Question: Which one of these should a helpful robot hand someone: {o
 
 def _handed(goal_text: str, humans: Sequence[str]) -> Optional[str]:
     """The object a one-atom goal hands a person, or None."""
-    inner = goal_text.strip()
-    if not (inner.startswith("(and (inhand ") and inner.count("(") == 2):
+    try:
+        f = parse_goal(goal_text)
+    except GoalError:
         return None
-    parts = inner[len("(and (inhand "):].rstrip(")").split()
-    return parts[0] if len(parts) == 2 and parts[1] in humans else None
+    atoms = f.args if isinstance(f, And) else (f,)
+    if len(atoms) != 1 or not isinstance(atoms[0], Atom):
+        return None
+    a = atoms[0]
+    return a.args[0] if a.predicate == "inhand" and len(a.args) == 2 and a.args[1] in humans else None
 
 
 def _name(obj: str, classes: dict[str, str]) -> str:
