@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29.yaml"
 #: list b, written after list a had been seen (its errors were looked at): the held-out measure
 LABELS_B = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29b.yaml"
+#: list c, written after lists a and b had both been seen: the held-out measure of the structural change
+LABELS_C = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29c.yaml"
 
 
 def _script():
@@ -49,21 +51,25 @@ def _key(cls: str) -> str:
     return "_".join(words(cls))
 
 
-def test_list_b_is_large_dated_and_disjoint_from_the_map_list_a_and_goalsearch_files():
-    """List b (held out) shares no class with the default map nor with list a, and no class name
-    of it (with spaces, underscores or hyphens, singular or plural) occurs in any goalsearch example
-    pool, prompt or generated training file (the files tests/test_heldout_disjoint.py scans)."""
+@pytest.mark.parametrize("held_out, earlier", [(LABELS_B, (LABELS,)), (LABELS_C, (LABELS, LABELS_B))],
+                         ids=["list b", "list c"])
+def test_held_out_lists_are_large_dated_and_disjoint_from_the_map_earlier_lists_and_goalsearch_files(held_out, earlier):
+    """A held-out list (b, then c) shares no class with the default map nor with the lists written
+    before it, and no class name of it (with spaces, underscores or hyphens, singular or plural)
+    occurs in any goalsearch example pool, prompt, word list or generated training file (the files
+    tests/test_heldout_disjoint.py scans)."""
     from test_heldout_disjoint import _training_texts
 
     mod = _script()
-    items, exhaustive, date = mod.load_labels(LABELS_B)
-    assert len(items) >= 80 and len({i.cls for i in items}) == len(items)
-    assert date == re.search(r"labels_(\d{4}-\d\d-\d\d)", LABELS_B.name).group(1)
+    items, exhaustive, date = mod.load_labels(held_out)
+    assert len(items) >= 80 and len({_key(i.cls) for i in items}) == len(items)
+    assert date == re.search(r"labels_(\d{4}-\d\d-\d\d)", held_out.name).group(1)
     assert {i.area for i in items} >= {"household", "workshop", "bathroom", "nursery", "office", "garden"}
     known = {_key(c) for c in default_oam().classes}
-    assert not [i.cls for i in items if _key(i.cls) in known], "classes of the default map in list b"
-    first = {_key(i.cls) for i in mod.load_labels(LABELS)[0]}
-    assert not [i.cls for i in items if _key(i.cls) in first], "classes of list a in list b"
+    assert not [i.cls for i in items if _key(i.cls) in known], f"classes of the default map in {held_out.name}"
+    for other in earlier:
+        first = {_key(i.cls) for i in mod.load_labels(other)[0]}
+        assert not [i.cls for i in items if _key(i.cls) in first], f"classes of {other.name} in {held_out.name}"
     catalogue = set(affordance_names())
     assert all(a in catalogue for i in items for a in i.affordances)
     assert {"drink", "drinkable", "consumable", "contain", "support", "carry"} <= exhaustive
@@ -76,12 +82,13 @@ def test_list_b_is_large_dated_and_disjoint_from_the_map_list_a_and_goalsearch_f
     training = [(rel, text) for rel, text in _training_texts() if not rel.endswith("constructions.yaml")]
     assert any("goalsearch_pool" in rel for rel, _ in training), "the goalsearch pool was not scanned"
     assert any("small_model_train" in rel for rel, _ in training), "the generated tuning data was not scanned"
+    assert any("categories.yaml" in rel for rel, _ in training), "goal search's word lists were not scanned"
     patterns = {i.cls: re.compile("|".join(r"(?<![a-z0-9])" + re.escape(f) + r"s?(?![a-z0-9])"
                                            for f in {i.cls, i.cls.replace("_", " "), i.cls.replace("_", "-")}))
                 for i in items}
     found = sorted({f"{rel}: {cls}" for rel, text in training for cls, pat in patterns.items()
                     if pat.search(text.lower())})
-    assert not found, "list b classes named in goalsearch pools / prompts / training data:\n" + "\n".join(found)
+    assert not found, f"{held_out.name} classes named in goalsearch pools / prompts / training data:\n" + "\n".join(found)
 
 
 def test_the_class_name_check_can_fail():
