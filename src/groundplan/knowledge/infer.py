@@ -47,6 +47,7 @@ from groundplan.knowledge.lexicon import (
 )
 from groundplan.knowledge.lexicon import is_container as _is_container
 from groundplan.knowledge.lexicon import kind_of as _kind
+from groundplan.knowledge import reading as _reading
 from groundplan.knowledge.oam import OAM
 from groundplan.schemas import yaml_lines as yaml_fast
 
@@ -246,6 +247,55 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
     return None  # (no known class above it: a toothbrush holder is a "device", yet holds toothbrushes)
 
 
+def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: set[str],
+                withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> None:
+    """What the whole named thing is (``knowledge.reading``), applied to ``conf`` in place:
+    ``drink``, ``drinkable`` and ``consumable`` only on positive evidence that the whole thing is a
+    drinking vessel, a drink or food (whatever the neighbours or a known head class say: a pencil
+    cup is headed by cup, a play dough by dough); ``contain``, ``support`` and ``carry`` added when
+    the name's artifact sense is a container, a surface or furniture, a small carried thing, and
+    a vote for ``carry`` dropped when it is furniture, a fixture, a structure or a vehicle."""
+    head = source.split(":", 1)[1] if source.startswith("head:") else None
+    head_affs = frozenset(known.affordances(head)) if head is not None else frozenset()
+    sure = CONFIDENCE["head"] if head is not None else CONFIDENCE["wordnet"]
+    known_food = "drinkable" if "drinkable" in head_affs else "consumable" if "consumable" in head_affs else None
+    eaten, why = _reading.consumption(cls, known_food)
+    vessel, vwhy = _reading.drink_vessel_named(cls, "drink" in head_affs)
+    before = set(conf)
+    for a, yes, reason in (("consumable", "consumable" in eaten, why), ("drinkable", "drinkable" in eaten, why),
+                           ("drink", vessel, vwhy)):
+        if a in ev:
+            continue
+        if yes:
+            conf[a] = max(conf.get(a, 0.0), sure)
+        elif a in conf:
+            withheld.append((a, reason))
+            conf.pop(a)
+    art = _reading.artifact_kind(cls)
+    from_votes = not source.startswith(("head:", "role:"))
+    holds = _reading.holds_things(art)
+    if holds:
+        conf["contain"] = max(conf.get("contain", 0.0), 0.8)
+    if _reading.bears_things(art) and "support" not in conf:
+        conf["support"] = CONFIDENCE["wordnet"]
+    moved = _reading.carried(art)
+    if moved and "carry" not in conf:
+        conf["carry"] = CONFIDENCE["wordnet"]
+    elif moved is False and from_votes and art.whole:  # (the whole name: a toy car is no vehicle)
+        for a in ("carry", "grasp"):
+            if a in conf and a not in ev:
+                withheld.append((a, f"WordNet: {_an(art.first.lemma)}, not carried"))
+                conf.pop(a)
+    if set(conf) != before:
+        changed = True  # the map's implications of what was added (drink -> grasp, carry -> grasp)
+        while changed:
+            changed = False
+            for a, b in rules:
+                if a in conf and conf[a] > conf.get(b, -1.0) and b not in CONSUMPTION:
+                    conf[b] = conf[a]
+                    changed = True
+
+
 def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, known: OAM,
             evidence: Mapping[str, frozenset[str]], rules: Sequence[tuple[str, str]],
             neighbours: tuple[tuple[str, float], ...] = ()) -> Inference:
@@ -261,7 +311,8 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
     withheld: list[tuple[str, str]] = []
     decided = source.startswith("head:")  # a known head class decides for itself ("ginger_beer" -> beer)
     kind = _kind(cls)
-    if decided and ((kind is not None and kind.whole) or "drink" in conf):  # unless the dictionary has the
+    read = _reading.available()  # WordNet installed: consumption and placing from what the whole name is
+    if not read and decided and ((kind is not None and kind.whole) or "drink" in conf):  # unless the dictionary has the
         whole = kind is not None and kind.whole  # whole name and says it is no food, drink nor drinking vessel
         for a in sorted(CONSUMPTION & set(conf) - set(evidence.get(cls, ()))):  # (an egg cup), or the name's
             if (a == "drink" and ((whole and not drink_vessel(kind)) or holds_undrinkable(cls, frozenset(
@@ -301,7 +352,7 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
             if a in conf and conf[a] > conf.get(b, -1.0):
                 conf[b] = conf[a]
                 changed = True
-    if not decided:
+    if not decided and not read:
         kept, gone = ingestion_checked(cls, conf)
         for a in gone:
             withheld.append((a, "no food or drink sense in WordNet"))
@@ -314,7 +365,8 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
                     conf[a] = max(conf[a], CONFIDENCE["wordnet"])
             if "drink" in conf and drink_vessel(kind):
                 conf["drink"] = max(conf["drink"], CONFIDENCE["wordnet"])
-        if "drink" in conf and "drink" not in ev and kind is not None and not drink_vessel(kind):
+    if not decided:
+        if not read and "drink" in conf and "drink" not in ev and kind is not None and not drink_vessel(kind):
             withheld.append(("drink", f"WordNet: {_an(kind.first())}, not made to drink from"))
             conf.pop("drink")
         if kind is not None:
@@ -340,6 +392,8 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
             for a in sorted(CONTAINERS & set(conf) - ev):
                 withheld.append((a, f"WordNet: {_an(kind.first())}, not a container"))
                 conf.pop(a)
+    if read:
+        _read_whole(cls, source, known, conf, ev, withheld, rules)
     hz = hazard_of(cls, conf)
     if hz is not None:
         for a in sorted(VETOED & set(conf)):
