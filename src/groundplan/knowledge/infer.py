@@ -248,13 +248,15 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
 
 
 def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: set[str],
-                withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> None:
+                withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> tuple[str, ...]:
     """What the whole named thing is (``knowledge.reading``), applied to ``conf`` in place:
     ``drink``, ``drinkable`` and ``consumable`` only on positive evidence that the whole thing is a
     drinking vessel, a drink or food (whatever the neighbours or a known head class say: a pencil
     cup is headed by cup, a play dough by dough); ``contain``, ``support`` and ``carry`` added when
     the name's artifact sense is a container, a surface or furniture, a small carried thing, and
-    a vote for ``carry`` dropped when it is furniture, a fixture, a structure or a vehicle."""
+    a vote for ``carry`` dropped when it is furniture, a fixture, a structure or a vehicle (a role
+    head noun decides carrying and surfaces for itself). Returns the consumption affordances
+    withheld."""
     head = source.split(":", 1)[1] if source.startswith("head:") else None
     head_affs = frozenset(known.affordances(head)) if head is not None else frozenset()
     sure = CONFIDENCE["head"] if head is not None else CONFIDENCE["wordnet"]
@@ -262,24 +264,35 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
     eaten, why = _reading.consumption(cls, known_food)
     vessel, vwhy = _reading.drink_vessel_named(cls, "drink" in head_affs)
     before = set(conf)
+    gone = []
+    unread = not _reading.read_at_all(cls)  # no word of it in WordNet ("zqxv"): the vote stands, as it did
     for a, yes, reason in (("consumable", "consumable" in eaten, why), ("drinkable", "drinkable" in eaten, why),
                            ("drink", vessel, vwhy)):
         if a in ev:
+            continue
+        if unread:  # neighbours alone are evidence only when as sure as the dictionary would be
+            if a in conf and conf[a] < CONFIDENCE["wordnet"] - 1e-9:
+                withheld.append((a, f"no WordNet sense of {cls}; the neighbours' vote, {conf[a]:.2f}, is below "
+                                    f"{CONFIDENCE['wordnet']}"))
+                conf.pop(a)
+                gone.append(a)
             continue
         if yes:
             conf[a] = max(conf.get(a, 0.0), sure)
         elif a in conf:
             withheld.append((a, reason))
             conf.pop(a)
+            gone.append(a)
     art = _reading.artifact_kind(cls)
     from_votes = not source.startswith(("head:", "role:"))
     holds = _reading.holds_things(art)
     if holds:
         conf["contain"] = max(conf.get("contain", 0.0), 0.8)
-    if _reading.bears_things(art) and "support" not in conf:
+    role = source.startswith("role:")
+    if not role and _reading.bears_things(art) and "support" not in conf:
         conf["support"] = CONFIDENCE["wordnet"]
     moved = _reading.carried(art)
-    if moved and "carry" not in conf:
+    if moved and not role and "carry" not in conf:
         conf["carry"] = CONFIDENCE["wordnet"]
     elif moved is False and from_votes and art.whole:  # (the whole name: a toy car is no vehicle)
         for a in ("carry", "grasp"):
@@ -294,6 +307,7 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
                 if a in conf and conf[a] > conf.get(b, -1.0) and b not in CONSUMPTION:
                     conf[b] = conf[a]
                     changed = True
+    return tuple(gone)
 
 
 def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, known: OAM,
@@ -393,7 +407,9 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
                 withheld.append((a, f"WordNet: {_an(kind.first())}, not a container"))
                 conf.pop(a)
     if read:
-        _read_whole(cls, source, known, conf, ev, withheld, rules)
+        gone = [a for a in _read_whole(cls, source, known, conf, ev, withheld, rules) if a != "drink"]
+        if gone:
+            source += f" ({', '.join(gone)} withheld: no food or drink sense in WordNet)"
     hz = hazard_of(cls, conf)
     if hz is not None:
         for a in sorted(VETOED & set(conf)):

@@ -141,6 +141,11 @@ def whole_senses(cls: str) -> tuple[Sense, ...]:
     return ()
 
 
+def read_at_all(cls: str) -> bool:
+    """WordNet has the whole name or some word of it as a noun (else nothing here is evidence)."""
+    return bool(whole_senses(cls)) or any(senses(w) for w in _words(cls))
+
+
 def available() -> bool:
     return _wordnet() is not None
 
@@ -376,5 +381,5 @@ def carried(r: Optional[Reading]) -> Optional[bool]:
     return None
 
 
-__all__ = ["Sense", "senses", "whole_senses", "available", "modifier_role", "consumption", "drink_vessel_named",
+__all__ = ["Sense", "senses", "whole_senses", "available", "read_at_all", "modifier_role", "consumption", "drink_vessel_named",
            "Reading", "artifact_kind", "holds_things", "bears_things", "carried", "NOT_EATEN_AS_IT_IS"]
