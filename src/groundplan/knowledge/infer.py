@@ -248,7 +248,7 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
 
 
 def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: set[str],
-                withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+                withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """What the whole named thing is (``knowledge.reading``), applied to ``conf`` in place:
     ``drink``, ``drinkable`` and ``consumable`` only on positive evidence that the whole thing is a
     drinking vessel, a drink or food (whatever the neighbours or a known head class say: a pencil
@@ -256,7 +256,7 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
     the name's artifact sense is a container, a surface or furniture, a small carried thing, and
     a vote for ``carry`` dropped when it is furniture, a fixture, a structure or a vehicle (a role
     head noun decides carrying and surfaces for itself). Returns the consumption affordances
-    withheld."""
+    withheld, each with why."""
     head = source.split(":", 1)[1] if source.startswith("head:") else None
     head_affs = frozenset(known.affordances(head)) if head is not None else frozenset()
     sure = CONFIDENCE["head"] if head is not None else CONFIDENCE["wordnet"]
@@ -275,14 +275,14 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
                 withheld.append((a, f"no WordNet sense of {cls}; the neighbours' vote, {conf[a]:.2f}, is below "
                                     f"{CONFIDENCE['wordnet']}"))
                 conf.pop(a)
-                gone.append(a)
+                gone.append((a, "the neighbours' vote is not sure enough"))
             continue
         if yes:
             conf[a] = max(conf.get(a, 0.0), sure)
         elif a in conf:
             withheld.append((a, reason))
             conf.pop(a)
-            gone.append(a)
+            gone.append((a, reason))
     art = _reading.artifact_kind(cls)
     from_votes = not source.startswith(("head:", "role:"))
     holds = _reading.holds_things(art)
@@ -407,9 +407,9 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
                 withheld.append((a, f"WordNet: {_an(kind.first())}, not a container"))
                 conf.pop(a)
     if read:
-        gone = [a for a in _read_whole(cls, source, known, conf, ev, withheld, rules) if a != "drink"]
-        if gone:
-            source += f" ({', '.join(gone)} withheld: no food or drink sense in WordNet)"
+        gone = [(a, why) for a, why in _read_whole(cls, source, known, conf, ev, withheld, rules) if a != "drink"]
+        for why in dict.fromkeys(w for _, w in gone):
+            source += f" ({', '.join(a for a, w in gone if w == why)} withheld: {why})"
     hz = hazard_of(cls, conf)
     if hz is not None:
         for a in sorted(VETOED & set(conf)):

@@ -221,7 +221,7 @@ def consumption(cls: str, known_food: Optional[str] = None) -> tuple[frozenset[s
     if whole:
         fs = _food_sense(whole)
         if fs is None:
-            return frozenset(), f"WordNet: {cls} is no food or drink"
+            return frozenset(), "no food or drink sense in WordNet"
         e = _eaten(fs)
         return (frozenset({e}), f"WordNet: {fs.lemma} is {'a drink' if e == 'drinkable' else 'food'}") if e else (
             frozenset(), f"WordNet: {fs.lemma} is not eaten as it is ({fs.words[1] if len(fs.words) > 1 else ''})")
@@ -366,14 +366,14 @@ def _carried_artifact(s: Sense) -> bool:
 
 def carried(r: Optional[Reading]) -> Optional[bool]:
     """True for a small artifact or commodity (a plant, a solid food) that is not furniture, a
-    fixture, a structure, a vehicle or white goods and not said to be large (any of its artifact
-    senses: a cutter is a boat and a cutting tool); False when every artifact sense is one of
-    those; None when it cannot tell (no sense, a substance, a drink)."""
+    fixture, a structure, a vehicle or white goods and not said to be large (its first artifact
+    sense that is no vehicle: a cutter is first a boat, then a cutting tool); False for those;
+    None when it cannot tell (no sense, a substance, a drink)."""
     if r is None or not r.senses:
         return None
-    s = r.senses[0]
+    s = r.first
     if s.lexfile == ARTIFACT:
-        return any(_carried_artifact(x) for x in r.senses if x.lexfile == ARTIFACT)
+        return _carried_artifact(s)
     if s.lexfile == PLANT:
         return not s.has(_WOODY)
     if s.lexfile == FOOD_LEXFILE and not s.has(BEVERAGE):
