@@ -112,8 +112,9 @@ def test_the_inference_keeps_its_measured_precision_and_recall():
     here; the recall bar (>= 0.90 for contain, support, carry) is not met for contain on this list
     (0.850, 0.783, 0.821 measured on 2026-11-29, benchmarks/results/safety/affordances_after.md;
     0.850, 0.913, 0.953 after knowledge/lexicon.py, developed on this list, which is therefore no
-    honest measure: list b is, benchmarks/results/safety/affordances_b.md): these floors keep it
-    from falling further."""
+    honest measure: list b is, benchmarks/results/safety/affordances_b.md; 0.900, 0.913, 0.991
+    after knowledge/reading.py, developed on lists a and b: the held-out measure is list c,
+    benchmarks/results/safety/affordances_c.md): these floors keep it from falling further."""
     from groundplan.knowledge.embedding import EmbedderUnavailable, shared_minilm
     from groundplan.knowledge.wordnet import WordNet
 
@@ -128,6 +129,13 @@ def test_the_inference_keeps_its_measured_precision_and_recall():
     res = mod.score(items, mod.infer_all([i.cls for i in items], "default"))["affordances"]
     for a in ("drink", "drinkable", "consumable"):
         assert res[a]["precision"] is not None and res[a]["precision"] >= 0.97, (a, res[a]["wrongly_given"])
-    for a, floor in (("contain", 0.85), ("support", 0.91), ("carry", 0.95)):
+    for a, floor in (("contain", 0.90), ("support", 0.91), ("carry", 0.98)):
         assert res[a]["recall"] >= floor, (a, res[a]["missed"])
     assert res["consumable"]["recall"] >= 0.8 and res["drinkable"]["recall"] >= 0.75  # not vetoed away
+    # list b (seen since the structural change of knowledge/reading.py was developed on a and b):
+    # the precision bar is met there too (0.714 / 1.000 / 0.727 before it), and held
+    items_b, _, _ = mod.load_labels(LABELS_B)
+    res_b = mod.score(items_b, mod.infer_all([i.cls for i in items_b], "default"))["affordances"]
+    for a in ("drink", "drinkable", "consumable"):
+        assert res_b[a]["precision"] is not None and res_b[a]["precision"] >= 0.97, (a, res_b[a]["wrongly_given"])
+    assert res_b["carry"]["recall"] >= 0.90 and res_b["contain"]["recall"] >= 0.88, (res_b["carry"], res_b["contain"])
