@@ -23,6 +23,7 @@ def test_a_drinking_vessel_is_one_whose_modifier_names_no_other_contents(cls, ve
 
 @pytest.mark.parametrize("cls,eaten", [("lemonade", {"drinkable"}), ("milkshake", {"drinkable"}),
                                        ("cheeseburger", {"consumable"}), ("baby_food", {"consumable"}),
+                                       ("teething_biscuit", {"consumable"}),
                                        ("cat_food", set()), ("play_dough", set()), ("olive_oil", set()),
                                        ("vinegar", set()), ("birdseed", set()), ("salt_water", set()),
                                        ("metronome", set()), ("teddy_bear", set())])

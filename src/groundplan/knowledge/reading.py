@@ -11,8 +11,10 @@ head noun (its last word) and the modifiers before it, and each word by its Word
   ``drinkable``, other food ``consumable``; a seasoning, a cooking fat or oil, and animal feed
   are neither: a person does not eat them as they are), or the head noun is food or drink (a
   food sense before any artifact or substance sense, or a known class of the map that is) and
-  every modifier is food, drink, a plant, a person who eats it ("baby food") or no noun at all
-  ("fried", "iced"). A modifier that names an artifact, an activity, a material or an animal
+  every modifier is food, drink, a plant, a person who eats it ("baby food"), the occasion it is
+  eaten at ("teething biscuit", a process to WordNet), or no noun at all ("fried", "iced"); when
+  the head noun is also an artifact (a punch is a drink and a tool), only food, drink, a person or
+  no noun (a fruit punch, not a hole punch). A modifier that names an artifact, an activity, a material or an animal
   makes the whole thing something else: a play dough, a cat food, a salt water.
 - **drinking vessels** (``drink_vessel_named``): the whole name is a drinking vessel in WordNet,
   or its head is one and no modifier names what it holds instead: food that is not drink (an
@@ -52,8 +54,9 @@ from groundplan.knowledge.lexicon import (
 ARTIFACT, PERSON, ANIMAL, PLANT, SUBSTANCE, QUANTITY, ACT, OBJECT = 6, 18, 5, 20, 27, 23, 4, 17
 #: food one does not eat as it is: seasonings and sweeteners, cooking fats and oils, animal feed
 NOT_EATEN_AS_IT_IS = frozenset({"flavorer", "edible_fat", "feed", "fodder", "leaven", "food_additive"})
-#: modifiers that leave a thing food or drink (what it is made of, who eats it, or no noun)
-FOOD_MODIFIERS = frozenset({"food", "drink", "plant", "person", "none"})
+#: modifiers that leave a thing food or drink (what it is made of, who eats it, the occasion in
+#: ``-ing``: a teething biscuit, a cooking apple; or no noun)
+FOOD_MODIFIERS = frozenset({"food", "drink", "plant", "person", "gerund", "other", "none"})
 #: modifiers that name what a vessel holds or is for instead of drink
 NOT_DRINK_MODIFIERS = frozenset({"food", "artifact", "gerund", "animal", "plant"})
 #: what a definition says a container does ("a holding device", "for holding or displaying",
@@ -186,7 +189,7 @@ def _eaten(s: Sense) -> Optional[str]:
 def modifier_role(word: str) -> str:
     """What a modifier names: ``animal``, ``person`` (by its first sense: a fish food is for fish, a
     baby food for a baby), ``drink``, ``food`` (any sense), ``material``, ``quantity``, ``artifact``,
-    ``act``, ``plant``, ``other``; ``gerund`` for an ``-ing`` word WordNet lacks as a noun (what
+    ``act`` (any sense an act: a play), ``plant``, ``other``; ``gerund`` for an ``-ing`` word WordNet lacks as a noun (what
     the thing is used for: stacking, measuring); ``none`` for a word that is no noun (iced, fried)."""
     ss = senses(word)
     if not ss:
@@ -208,7 +211,7 @@ def modifier_role(word: str) -> str:
         return "artifact"
     if first.lexfile == PLANT:
         return "plant"
-    if first.lexfile == ACT:
+    if first.lexfile == ACT or any(s.lexfile == ACT for s in ss):  # (a play is also a move in a game)
         return "gerund" if word.endswith("ing") else "act"
     return "other"
 
@@ -229,14 +232,18 @@ def consumption(cls: str, known_food: Optional[str] = None) -> tuple[frozenset[s
     if len(ws) < 2:
         return frozenset(), f"no food or drink sense of {cls} in WordNet"
     head = known_food
+    allowed = FOOD_MODIFIERS
     if head is None:
-        fs = _food_sense(senses(ws[-1]))
+        head_ss = senses(ws[-1])
+        fs = _food_sense(head_ss)
         head = _eaten(fs) if fs is not None else None
+        if any(s.lexfile == ARTIFACT for s in head_ss):  # the head is also a thing (a punch is a drink
+            allowed = FOOD_MODIFIERS & {"food", "drink", "person", "none"}  # and a tool): the modifier decides
     if head is None:
         return frozenset(), f"its head noun, {ws[-1]}, is no food or drink"
     for m in ws[:-1]:
         role = modifier_role(m)
-        if role not in FOOD_MODIFIERS:
+        if role not in allowed:
             return frozenset(), f"'{m}' names {'an' if role[0] in 'aeiou' else 'a'} {role}: a {ws[-1]} of {m} is not eaten"
     return frozenset({head}), f"its head noun, {ws[-1]}, is {'a drink' if head == 'drinkable' else 'food'}"
 
