@@ -143,3 +143,30 @@ def test_a_place_of_the_same_kind_or_the_persons_own_is_not_absent(text, classes
     from groundplan.methods.small_model.answer import _known_words, _vocabulary
 
     assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) is None
+
+
+@needs_wordnet
+@pytest.mark.parametrize("text,classes", [
+    ("Hand me a biro.", ["pen", "stapler"]),  # a biro is a ballpoint, a pen
+    ("Is there a brolly by the door?", ["umbrella", "coat"]),  # a brolly is an umbrella
+    ("Pass me the secateurs.", ["pruning_shears", "trowel"]),  # secateurs are pruning shears
+    ("Where are the matches?", ["matchbox", "candle"]),  # a matchbox holds the matches
+    ("Fetch the wool blanket, the leather hide and the rug.", ["blanket", "leather", "rug"]),  # leather is a hide
+    ("Could I borrow one of the carving tools?", ["gouge_tool", "chisel_tool"]),  # a kind with kinds of its own
+    ("Bring me a pencil, any colour but blue.", ["pencil", "eraser"]),  # a colour is chosen, not fetched
+    ("The jars need a rinse, put them in the sink.", ["jar", "sink"]),  # a rinse is a doing
+])
+def test_a_synonym_a_kind_of_a_class_or_no_thing_at_all_is_not_absent(text, classes):
+    from groundplan.knowledge.abstain import absent_thing
+    from groundplan.methods.small_model.answer import _known_words, _vocabulary
+
+    assert absent_thing(text, classes, _vocabulary(), known=_known_words(classes)) is None
+
+
+@needs_wordnet
+def test_plurals_are_read_as_wordnet_reads_them():
+    wn = WordNet.load()
+    first = {w: next(lemma for lemma in wn.lemmas(w) if wn.index.get(lemma)) for w in
+             ("tunes", "canes", "glasses", "berries", "knives", "shelves", "boxes")}
+    assert first == {"tunes": "tune", "canes": "cane", "glasses": "glasses", "berries": "berry",
+                     "knives": "knife", "shelves": "shelf", "boxes": "box"}

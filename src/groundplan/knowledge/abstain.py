@@ -9,8 +9,9 @@ says it has no wrench. Two checks, both over the request's words and the scene's
   is that thing, a kind of it (WordNet hypernyms over every sense of the class name: a coke is
   a drink, a screwdriver a tool), a synonym, a compound head (the bench of a workbench) or one
   of the scene's category words;
-- ``unmet_need``: the request states a need whose meeting takes an affordance (thirst: something
-  ``drinkable``; hunger: something ``consumable``) and no object of the scene has it.
+- ``unmet_need`` (``knowledge.need_check``): the request states a need and nothing in the scene
+  meets it (thirst: nothing ``drinkable``; cold: no garment, blanket or heater, no open window to
+  shut; a bleeding cut: no dressing, cloth or tissue).
 
 Either gives an ``Abstention``: the thing or need, and the nearest alternative (the object a
 method chose instead, else the scene class sharing most of the thing's WordNet hypernyms), said
@@ -27,12 +28,15 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable, Iterable, Mapping, Optional, Sequence
 
+from groundplan.knowledge.need_check import need_specs, unmet_need
 from groundplan.knowledge.wordnet import PHYSICAL_LEXFILES, WordNet
 from groundplan.schemas import yaml_lines as yaml_fast
 
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 #: how many of a noun's most frequent WordNet senses may make it a physical thing
 SENSES = 3
+#: WordNet's noun.act and noun.event lexicographer files: a rinse, a wash, a fix
+_DOINGS = frozenset({4, 11})
 
 
 @dataclass(frozen=True)
@@ -66,10 +70,6 @@ class Words:
     measures: frozenset[str]
     #: "can I have", "could I have", "may I have"
     may_i: frozenset[str]
-    #: plain need -> (affordances any of which meets it, word of the refusal)
-    needs: Mapping[str, tuple[tuple[str, ...], str]]
-    #: a phrase that asks for something by its use -> (affordances, word of the refusal)
-    asked: Mapping[str, tuple[tuple[str, ...], str]] = ()  # type: ignore[assignment]
     #: class heads that the words before them name (a whipped_cream_can, a rib_tool)
     named_by_modifier: frozenset[str] = frozenset()
     #: words that alone name the packaging of a thing ("put the carton back")
@@ -90,15 +90,8 @@ def words() -> Words:
     def fs(key: str) -> frozenset[str]:
         return frozenset(str(w) for w in d.get(key) or ())
 
-    def spec(e: Mapping) -> tuple[tuple[str, ...], str]:
-        affs = e["affordance"]
-        affs = tuple(str(a) for a in (affs if isinstance(affs, list) else [affs]))
-        return affs, str(e.get("words") or affs[0])
-
-    needs = {str(k): spec(v) for k, v in (d.get("needs") or {}).items()}
-    asked = {str(p): spec(e) for e in d.get("asked_needs") or () for p in e.get("says") or ()}
     return Words(fs("determiners"), fs("between"), fs("request_words"), fs("between_verb"), fs("like_after"),
-                 fs("not_things"), fs("function_words"), fs("measures"), fs("may_i"), needs, asked,
+                 fs("not_things"), fs("function_words"), fs("measures"), fs("may_i"),
                  fs("measures") | fs("named_by_modifier"), fs("packaging"), fs("action_words"), fs("placing_words"),
                  fs("places_after"))
 
@@ -125,7 +118,10 @@ class Vocabulary:
             for lemma in self.wn.lemmas(word):
                 offs = self.wn.index.get(lemma, ())
                 if offs:
-                    hit = any(self.wn._synset(o).lexfile in PHYSICAL_LEXFILES for o in offs[:SENSES])
+                    files = [self.wn._synset(o).lexfile for o in offs]
+                    doings = sum(f in _DOINGS for f in files)
+                    # a noun WordNet knows mostly as a doing ("the bottles need a rinse") names no thing
+                    hit = any(f in PHYSICAL_LEXFILES for f in files[:SENSES]) and doings * 4 < len(files) * 3
                     break
             self._phys[word] = hit
         return hit
@@ -137,6 +133,8 @@ class Vocabulary:
             # a whipped_cream_can is named by what it holds, a rib_tool by its first word
             parts = _parts(cls)
             out = {parts[-1], "_".join(parts), "".join(parts), "-".join(parts)} if parts else set()
+            if len(parts) == 1:
+                parts = _split_compound(self, parts[0]) or parts  # a matchbox is a match box
             if len(parts) > 1 and parts[-1] in words().named_by_modifier:
                 out.update(parts[:-1])
                 out.add("_".join(parts[:-1]))
@@ -262,6 +260,12 @@ def _known_whole(vocab: Vocabulary, whole: str) -> bool:
     return any(vocab.wn.index.get(f) for f in vocab.wn.lemmas(whole) if f.count("_") == n)
 
 
+def _category(vocab: Vocabulary, whole: str) -> bool:
+    """The compound ("shaping_tools") is a WordNet kind with kinds of its own."""
+    n = whole.count("_")
+    return any(vocab.wn.is_category(f) for f in vocab.wn.lemmas(whole) if f.count("_") == n)
+
+
 def _split_compound(vocab: Vocabulary, word: str) -> Optional[list[str]]:
     """A closed compound WordNet has as two words ("hairdryer": hair dryer), or None."""
     for cut in range(3, len(word) - 2):
@@ -320,8 +324,9 @@ def _phrase_covered(phrase: Sequence[str], covered: set[str], vocab: Vocabulary,
     head = phrase[-1]
     if head in holders and any(has(word) for word in phrase[:-1]):
         return True
-    if any(has(word) and ({head, *vocab.wn.lemmas(head)} & vocab.covered(word)) for word in phrase[:-1]):
-        return True  # "the leather hide": the scene's leather, which is a hide
+    if any(has(word) and ({head, *vocab.wn.lemmas(head)} & vocab.covered(word)
+                          or _same_kind(vocab, word, head)) for word in phrase[:-1]):
+        return True  # "the leather hide": the scene's leather, which like a hide is an animal skin
     whole = "_".join(phrase)
     if len(phrase) > 1 and _known_whole(vocab, whole):
         # judged as a whole: by its own lemmas only (not the head's: a butter knife is no bread_knife)
@@ -330,11 +335,30 @@ def _phrase_covered(phrase: Sequence[str], covered: set[str], vocab: Vocabulary,
             return True
     if len(phrase) > 1 and (whole in covered or "".join(phrase) in covered or known(" ".join(phrase))):
         return True
-    if len(phrase) > 1 and _known_whole(vocab, whole) and _contrasted(phrase, head, classes, vocab):
+    if len(phrase) > 1 and _known_whole(vocab, whole) and not _category(vocab, whole) \
+            and _contrasted(phrase, head, classes, vocab):
         return False  # an established kind ("bread knife") is not another one the scene has
+        # (a kind with kinds of its own, "shaping tools", may be any the scene has: a loop_tool)
     if has(head):
         return True
+    if _kind_of_a_class(vocab, whole if len(phrase) > 1 and _known_whole(vocab, whole) else head, classes):
+        return True  # "a biro" for the scene's pen, "the secateurs" for its pruning_shears
     return any(len(head) >= 4 and c.endswith(head) for c in covered)  # "the bench" for the workbench
+
+
+def _kind_of_a_class(vocab: Vocabulary, word: str, classes: Iterable[str]) -> bool:
+    """``word`` names a kind of one of the scene's classes, by its WordNet synonyms and
+    hypernyms up to two levels (none too general): a biro is a ballpoint, a pen; a brolly an
+    umbrella; Sellotape an adhesive tape, a tape."""
+    broader = set(vocab.wn.broader(word, 2)) - _GENERIC
+    return bool(broader) and any("_".join(_parts(c)) in broader for c in classes)
+
+
+def _same_kind(vocab: Vocabulary, a: str, b: str) -> bool:
+    """``a`` and ``b`` are kinds of one specific thing (WordNet's direct hypernym of a physical
+    sense of each, not a generic one): leather and a hide are animal skins."""
+    shared = vocab.wn.parents(a) & vocab.wn.parents(b)
+    return bool(shared) and not vocab.wn.words_of(shared) <= _GENERIC
 
 
 def _contrasted(phrase: Sequence[str], head: str, classes: Iterable[str], vocab: Vocabulary) -> bool:
@@ -350,12 +374,9 @@ def _contrasted(phrase: Sequence[str], head: str, classes: Iterable[str], vocab:
     return bool(same) and all(len(p) > 1 and not related(p[:-1]) for p in same)
 
 
-def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
-                 known: Callable[[str], bool] = lambda word: False) -> Optional[str]:
-    """The first thing ``text`` asks for that no scene class covers (see the module), else None:
-    the noun phrase after a determiner that follows a request word ("bring me the phone
-    charger"), judged by its head noun and the compound it makes ("phone_charger").
-    ``known(word)``: the caller's own words for scene things (synonyms, category members)."""
+def _asked_things(text: str, classes: Iterable[str], vocab: Vocabulary,
+                  known: Callable[[str], bool]) -> Iterable[tuple[str, bool]]:
+    """(phrase, whether the scene has it) for each thing ``text`` asks for or acts on, in order."""
     w = words()
     covered: set[str] = set()
     for c in classes:
@@ -375,35 +396,28 @@ def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
             whole = "_".join(phrase)
             if not (vocab.physical(phrase[-1]) or (len(phrase) > 1 and vocab.physical(whole))):
                 continue
-            if not _phrase_covered(phrase, covered, vocab, known, classes, w.named_by_modifier):
-                if _acted_on(toks, i, w) and not _asked_for(toks, i, w) and _near_kind(phrase, classes, vocab):
-                    continue  # "the bench" where the scene has a table: a place of the same kind
-                return " ".join(phrase)
-    return None
+            if _phrase_covered(phrase, covered, vocab, known, classes, w.named_by_modifier):
+                yield " ".join(phrase), True
+            elif _acted_on(toks, i, w) and not _asked_for(toks, i, w) and _near_kind(phrase, classes, vocab):
+                continue  # "the bench" where the scene has a table: a place of the same kind
+            else:
+                yield " ".join(phrase), False
 
 
-def need_specs(needs: Sequence[str], text: str = "") -> list[tuple[tuple[str, ...], str]]:
-    """(affordances any of which meets it, refusal word) of each stated need (plain needs, or a
-    phrase of ``text`` that asks for something by its use: "something to drink")."""
-    w = words()
-    specs = [w.needs[n] for n in needs if n in w.needs]
-    low = " ".join(_WORD.findall(text.lower().replace("’", "'")))
-    specs += [spec for phrase, spec in w.asked.items()
-              if re.search(r"\b" + re.escape(phrase) + r"\b(?!\s+(?:out|from|with|in|on)\b)", low)]
-    return specs
+def absent_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
+                 known: Callable[[str], bool] = lambda word: False) -> Optional[str]:
+    """The first thing ``text`` asks for that no scene class covers (see the module), else None:
+    the noun phrase after a determiner that follows a request word ("bring me the phone
+    charger"), judged by its head noun and the compound it makes ("phone_charger").
+    ``known(word)``: the caller's own words for scene things (synonyms, category members)."""
+    return next((phrase for phrase, has in _asked_things(text, classes, vocab, known) if not has), None)
 
 
-def unmet_need(needs: Sequence[str], objects: Iterable[str], has: Callable[[str, str], bool],
-               text: str = "") -> Optional[str]:
-    """The refusal word of the first stated need (plain needs, e.g. from goalsearch's
-    ``paraphrase_needs``, or a phrase of ``text`` that asks for something by its use: "something
-    to drink") that takes an affordance no object has (``has(obj, affordance)``)."""
-    specs = need_specs(needs, text)
-    objs = list(objects)
-    for affordances, word in specs:
-        if not any(has(o, a) for o in objs for a in affordances):
-            return word
-    return None
+def asks_for_a_present_thing(text: str, classes: Iterable[str], vocab: Vocabulary,
+                             known: Callable[[str], bool] = lambda word: False) -> bool:
+    """``text`` asks for or acts on a thing the scene has ("bring me my reading glasses, I want
+    to do the crossword"): a need it also states is context, not the request."""
+    return any(has for _, has in _asked_things(text, classes, vocab, known))
 
 
 def nearest_object(wanted: str, objects: Mapping[str, str], vocab: Vocabulary) -> Optional[str]:
@@ -420,4 +434,4 @@ def nearest_object(wanted: str, objects: Mapping[str, str], vocab: Vocabulary) -
     return best
 
 
-__all__ = ["Abstention", "Vocabulary", "absent_thing", "need_specs", "unmet_need", "nearest_object", "words"]
+__all__ = ["Abstention", "Vocabulary", "absent_thing", "asks_for_a_present_thing", "need_specs", "unmet_need", "nearest_object", "words"]

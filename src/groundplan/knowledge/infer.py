@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence
 
 from groundplan.errors import ConfigError, did_you_mean
+from groundplan.knowledge import reading as _reading
 from groundplan.knowledge.lexicon import BEVERAGE as _BEVERAGE  # noqa: F401  (the dictionary's word: knowledge/lexicon.py)
 from groundplan.knowledge.lexicon import CONTAINER_WORDS as _CONTAINER_WORDS
 from groundplan.knowledge.lexicon import CUTTING_WORDS as _CUTTING_WORDS
@@ -47,7 +48,6 @@ from groundplan.knowledge.lexicon import (
 )
 from groundplan.knowledge.lexicon import is_container as _is_container
 from groundplan.knowledge.lexicon import kind_of as _kind
-from groundplan.knowledge import reading as _reading
 from groundplan.knowledge.oam import OAM
 from groundplan.schemas import yaml_lines as yaml_fast
 

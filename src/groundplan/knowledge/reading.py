@@ -43,7 +43,6 @@ from typing import Iterable, Optional
 from groundplan.knowledge.lexicon import (
     BEVERAGE,
     CONTAINER_WORDS,
-    DRINK_VESSELS,
     FIXED_WORDS,
     FOOD_LEXFILE,
     SUPPORT_WORDS,
@@ -60,9 +59,10 @@ FOOD_MODIFIERS = frozenset({"food", "drink", "plant", "person", "gerund", "other
 #: modifiers that name what a vessel holds or is for instead of drink
 NOT_DRINK_MODIFIERS = frozenset({"food", "artifact", "gerund", "animal", "plant"})
 #: what a definition says a container does ("a holding device", "for holding or displaying",
-#: "used for shelter or storage", "an enclosure in which babies may be left", "filled with water")
+#: "used for shelter or storage", "an enclosure in which babies may be left", "filled with water",
+#: "an enclosed chamber in which heat is produced": a furnace, a kiln)
 _HOLDS = re.compile(r"\b(storage|receptacle|container|vessel|in which\b.{0,40}\b(kept|stored|left|placed|put|carried)|"
-                    r"filled with|(a|an) (box|case|bag|basket|chest|bin|tray|pouch|jar|tub|crate)\b)")
+                    r"enclosed (chamber|space|compartment)|filled with|(a|an) (box|case|bag|basket|chest|bin|tray|pouch|jar|tub|crate)\b)")
 _LARGE = re.compile(r"\b(large|big|huge|massive|fixed|built-in|installed|stationary|tall)\b")
 _HOLDS_WEAK = re.compile(r"\b(holding device|for (holding|storing|keeping|carrying)|drawers|compartments?)\b")
 _FIXED = frozenset({"vehicle", "furniture", "building", "edifice", "room", "facility", "plumbing_fixture", "housing"})

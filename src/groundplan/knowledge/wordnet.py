@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 from groundplan.errors import ConfigError
 
@@ -50,6 +50,8 @@ class Synset:
     words: tuple[str, ...]
     hypernyms: tuple[int, ...]
     gloss: str
+    #: whether WordNet lists kinds of it (``~`` pointers): a shaping_tool has kinds, a bread_knife none
+    has_kinds: bool = False
 
 
 def _parse(line: str) -> Synset:
@@ -61,7 +63,8 @@ def _parse(line: str) -> Synset:
     n_ptr = int(p[at])
     ptrs = [p[at + 1 + 4 * i: at + 5 + 4 * i] for i in range(n_ptr)]
     hyper = tuple(int(q[1]) for q in ptrs if q[0] in ("@", "@i") and q[2] == "n")
-    return Synset(int(p[1]), words, hyper, gloss.strip())
+    kinds = any(q[0] in ("~", "~i") and q[2] == "n" for q in ptrs)
+    return Synset(int(p[1]), words, hyper, gloss.strip(), kinds)
 
 
 def _dict_dir() -> Optional[Path]:
@@ -76,13 +79,21 @@ def _dict_dir() -> Optional[Path]:
 
 
 def _singulars(word: str) -> list[str]:
+    """Singular forms to try, in WordNet's own order (morphy: strip "s" before "es"): a caller
+    takes the first WordNet has, so "tunes" is a tune, not a tun; "canes" a cane, not a can;
+    "glasses" still a glass and "berries" a berry (their "s"-less forms are no nouns); "knives",
+    "shelves" and "leaves" a knife, a shelf and a leaf (WordNet's exception list, as rules)."""
     out = []
+    if word.endswith("ives") and len(word) > 5:
+        out.append(word[:-3] + "fe")
+    elif word.endswith(("lves", "aves")) and len(word) > 5:
+        out.append(word[:-3] + "f")
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
+        out.append(word[:-1])
     if word.endswith("ies") and len(word) > 4:
         out.append(word[:-3] + "y")
     if word.endswith("es") and len(word) > 3:
         out.append(word[:-2])
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
-        out.append(word[:-1])
     return out
 
 
@@ -171,6 +182,25 @@ class WordNet:
                 seen.update(s.hypernyms)
             level = nxt
         return out
+
+    def parents(self, word: str) -> frozenset[int]:
+        """Offsets of the direct hypernyms of every physical sense of the word's most specific
+        lemma WordNet has: a lettuce is a salad green, a hide and leather are both animal skins."""
+        for lemma in self.lemmas(word):
+            offs = self.index.get(lemma, ())
+            if offs:
+                return frozenset(h for o in offs if (s := self._synset(o)).lexfile in PHYSICAL_LEXFILES
+                                 for h in s.hypernyms)
+        return frozenset()
+
+    def words_of(self, offsets: Iterable[int]) -> frozenset[str]:
+        """The words of the synsets at ``offsets``."""
+        return frozenset(w for o in offsets for w in self._synset(o).words)
+
+    def is_category(self, word: str) -> bool:
+        """WordNet has ``word`` itself (all its words, e.g. ``shaping_tool``) with kinds under it."""
+        offs = self.index.get(word, ())
+        return any(self._synset(o).has_kinds for o in offs)
 
     def broader(self, cls: str, depth: int = 3) -> list[str]:
         """Words of the class's own sense and of its hypernyms up to ``depth`` levels, nearest

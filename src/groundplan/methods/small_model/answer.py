@@ -19,6 +19,7 @@ from groundplan.knowledge.abstain import (
     Abstention,
     Vocabulary,
     absent_thing,
+    asks_for_a_present_thing,
     nearest_object,
     need_specs,
     unmet_need,
@@ -107,13 +108,21 @@ def abstention(instruction: str, domain: Any, problem: Any, first_goal: Optional
         t = problem.type_of(domain, o)
         return t is not None and types.is_subtype(t, affordance)
 
-    need = unmet_need(paraphrase_needs(instruction), things, has, instruction)
-    if need is not None:
+    init = {(a.predicate, *a.args) for a in problem.init}
+
+    def holds(pred: str, o: str) -> bool:
+        return (pred, o) in init
+
+    classes = sorted(set(things.values()))
+    known = _known_words(classes)
+    kinds_of = vocab.covered if vocab is not None else (lambda c: ())
+    stated = paraphrase_needs(instruction, more=True)
+    need = unmet_need(stated, things, has, instruction, kinds_of, holds)
+    if need is not None and not (vocab is not None and asks_for_a_present_thing(instruction, classes, vocab, known)):
         return Abstention("need", need, _substitute(first_goal, agents))
     if vocab is None:
         return None
-    classes = sorted(set(things.values()))
-    wanted = absent_thing(instruction, classes, vocab, known=_known_words(classes))
+    wanted = absent_thing(instruction, classes, vocab, known=known)
     if wanted is None:
         return None
     nearest = _substitute(first_goal, agents) or nearest_object(wanted, things, vocab)
@@ -127,7 +136,8 @@ def meets_need(instruction: str, goal: str, domain: Any, problem: Any) -> bool:
     takes (a drink for thirst: ``drinkable`` or ``drink``); False when no such need is stated.
     After the safety check refused a candidate, goalsearch tries only candidates that still
     meet the need: a hazard refused is never silently swapped for the goggles."""
-    specs = need_specs(paraphrase_needs(instruction), instruction)
+    specs = [s for s in need_specs(paraphrase_needs(instruction), instruction)
+             if s.affordances and not s.kinds and not s.states]  # the consumption needs: a drink, food
     if not specs:
         return False
     found = _goal_atoms(goal)
@@ -140,7 +150,7 @@ def meets_need(instruction: str, goal: str, domain: Any, problem: Any) -> bool:
         t = problem.type_of(domain, o)
         return aff in domain.types and t is not None and domain.types.is_subtype(t, aff)
 
-    return all(any(has(o, a) for affs, _ in specs for a in affs) for o in given)
+    return all(any(has(o, a) for spec in specs for a in spec.affordances) for o in given)
 
 
 _ON_ATOM = re.compile(r"\(on\s+([^\s()]+)\s+([^\s()]+)\)")
