@@ -308,17 +308,19 @@ def compare(sets: list[str], method: str, config: dict, threads: int, limit: int
         for t in tasks:
             b, a = before[(s, t.id)], runner.run(s, t)
             ok0, ok1 = ok0 + b["success"], ok1 + a["success"]
-            if a["goal"] != b["goal"]:
-                changed.append((t, b, a))
+            if a["goal"] != b["goal"] or a["success"] != b["success"]:
+                changed.append((t, b, a))  # (the same goal can fare otherwise: the scene's map changed)
             print(f"{s} {t.id} {'same' if a['goal'] == b['goal'] else 'CHANGED'} -> {a['goal']}", file=sys.stderr,
                   flush=True)
-        lines.append(f"| {s} | {frozen} | {len(tasks)} | {len(changed)} | {ok0} | {ok1} |")
+        lines.append(f"| {s} | {frozen} | {len(tasks)} | {sum(a['goal'] != b['goal'] for _, b, a in changed)} "
+                     f"| {ok0} | {ok1} |")
         if changed:
             details += [f"## {s}", ""]
             for t, b, a in changed:
                 mark = {(True, False): "lost", (False, True): "gained"}.get((b["success"], a["success"]), "same")
-                details.append(f"- {t.id} ({mark}) {t.instruction!r}: `{b['goal']}` -> `{a['goal']}` "
-                               f"({b['verdict']} -> {a['verdict']})")
+                goals = (f"`{b['goal']}` -> `{a['goal']}`" if a["goal"] != b["goal"]
+                         else f"the same goal `{a['goal']}`")
+                details.append(f"- {t.id} ({mark}) {t.instruction!r}: {goals} ({b['verdict']} -> {a['verdict']})")
             details.append("")
     text = "\n".join(lines + [""] + details)
     print(text)
