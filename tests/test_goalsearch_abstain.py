@@ -96,6 +96,7 @@ def test_the_words_are_data_and_the_reason_reads_as_a_sentence():
     ("I'd love some cheese.", ["apple", "bread"], "cheese"),
     ("Can I have a few paper clips?", ["hammer", "tape"], "paper clips"),
     ("Pass me the butter knife.", ["bread_knife", "plate"], "butter knife"),
+    ("Bring me the hammer and a chisel.", ["hammer", "saw"], "chisel"),  # a second conjunct
 ])
 def test_a_thing_asked_for_in_any_phrasing_is_found_absent(text, classes, absent):
     from groundplan.knowledge.abstain import absent_thing
@@ -155,6 +156,7 @@ def test_a_place_of_the_same_kind_or_the_persons_own_is_not_absent(text, classes
     ("Could I borrow one of the carving tools?", ["gouge_tool", "chisel_tool"]),  # a kind with kinds of its own
     ("Bring me a pencil, any colour but blue.", ["pencil", "eraser"]),  # a colour is chosen, not fetched
     ("The jars need a rinse, put them in the sink.", ["jar", "sink"]),  # a rinse is a doing
+    ("I'd like a pot of coffee soon and the grinder's empty.", ["pot", "coffee", "bag"]),  # a clause of its own
 ])
 def test_a_synonym_a_kind_of_a_class_or_no_thing_at_all_is_not_absent(text, classes):
     from groundplan.knowledge.abstain import absent_thing

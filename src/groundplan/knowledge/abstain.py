@@ -155,6 +155,13 @@ def _requested(toks: Sequence[str], det: int, w: Words) -> bool:
     ("do you have a", "have you got any", "is there a", "where's the"), or a clause that opens
     with an indefinite one ("Some milk, please.", "A towel for the baby?")."""
     k = det - 1
+    if k >= 1 and toks[k] in _CONJUNCTIONS:
+        # "hand me the floss and a toothpick": a second conjunct is asked for as the first is
+        # (not a new clause: "a cup of tea soon and the kettle's cold")
+        prev = next((j for j in range(k - 1, max(-1, k - 5), -1) if toks[j] in w.determiners), None)
+        clause = any(t in _COPULAS for t in toks[det + 1:det + 5])
+        if prev is not None and not clause and all(t not in w.function_words and t != "of" for t in toks[prev + 1:k]):
+            return _requested(toks, prev, w)
     while k >= 0 and toks[k] in w.between_verb:
         k -= 1
     if k >= 1 and toks[k - 1] in _OWN_ACTION and "you" not in toks[max(0, k - 4):k - 1]:
@@ -228,6 +235,10 @@ def _placed_at(toks: Sequence[str], det: int, w: Words) -> bool:
     return any(t in w.placing_words for t in toks[:k]) and not any(t in _OWN_ACTION for t in toks[:k])
 
 
+#: words joining two things asked for alike ("the pump and a pressure gauge")
+_CONJUNCTIONS = frozenset({"and", "or", "plus"})
+#: after a conjunct's noun, these make it a clause of its own ("the kettle's stone cold")
+_COPULAS = frozenset({"s", "is", "are", "was", "were", "has", "have", "looks", "seems", "needs", "need"})
 #: prepositions of a source: where a thing comes from is not judged (the thing itself is)
 _SOURCES = frozenset({"from", "off", "out"})
 #: a thing said with these is the person's own, not one the scene must hold for the request
