@@ -94,14 +94,10 @@ def meets(spec: NeedSpec, obj: str, cls: str, has: Callable[[str, str], bool],
     return any(noun in names and _changes(pred, obj, holds) for pred, noun in spec.states)
 
 
-#: a state that meets a need only where its opposite holds now (a door shut against the cold
-#: must be open now; one whose state the scene does not say is no help)
-_OPPOSITE = {"closed": "opened", "opened": "closed"}
-
-
 def _changes(pred: str, obj: str, holds: Callable[[str, str], bool]) -> bool:
-    other = _OPPOSITE.get(pred)
-    return not holds(pred, obj) and (other is None or holds(other, obj) or (pred == "opened" and not holds("opened", obj)))
+    """Putting ``obj`` in state ``pred`` changes something: it is not so yet, and a door or
+    window to be shut is open now (one the scene does not say is open is no help)."""
+    return not holds(pred, obj) and (pred != "closed" or holds("opened", obj))
 
 
 def unmet_need(needs: Sequence[str], objects: Iterable[str] | Mapping[str, str], has: Callable[[str, str], bool],
