@@ -31,6 +31,7 @@ from importlib import resources
 from typing import Iterable, Mapping, Optional
 
 from groundplan.knowledge.oam import OAM
+from groundplan.knowledge.wordnet import singulars
 from groundplan.schemas import yaml_lines as yaml_fast
 
 #: the hazard kinds, in the order a reason names them
@@ -80,23 +81,12 @@ def hazard_data() -> tuple[Mapping[str, tuple[str, ...]], Mapping[str, tuple[str
     return out[0], out[1]
 
 
-def _singulars(word: str) -> list[str]:
-    out = [word]
-    if word.endswith("ies") and len(word) > 4:
-        out.append(word[:-3] + "y")
-    if word.endswith("es") and len(word) > 3:
-        out.append(word[:-2])
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 2:
-        out.append(word[:-1])
-    return out
-
-
 def _curated(cls: str) -> Optional[tuple[str, tuple[str, ...]]]:
     """(matched name, kinds) of the whole name or its longest tail in the curated list."""
     curated, _ = hazard_data()
     ws = _key(cls).split("_")
     for i in range(len(ws)):
-        for last in _singulars(ws[-1]):
+        for last in [ws[-1], *singulars(ws[-1])]:
             tail = "_".join([*ws[i:-1], last])
             if tail in curated:
                 return tail, curated[tail]

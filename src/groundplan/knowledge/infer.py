@@ -50,6 +50,7 @@ from groundplan.knowledge.lexicon import is_container as _is_container
 from groundplan.knowledge.lexicon import kind_of as _kind
 from groundplan.knowledge.oam import OAM
 from groundplan.schemas import yaml_lines as yaml_fast
+from groundplan.knowledge.wordnet import singulars
 
 
 class Embedder(Protocol):
@@ -111,15 +112,9 @@ def words(cls: str) -> list[str]:
 def singular_forms(word: str) -> list[str]:
     """``word`` and the singulars it may be the plural of (``cups`` -> cup, ``boxes`` -> box,
     ``knives`` -> knife, ``berries`` -> berry); a known class decides which one is meant."""
-    forms = [word]
-    if len(word) > 3 and word.endswith("ies"):
-        forms.append(word[:-3] + "y")
-    if len(word) > 3 and word.endswith("ves"):
-        forms += [word[:-3] + "f", word[:-3] + "fe"]
-    if len(word) > 3 and word.endswith("es"):
-        forms.append(word[:-2])
-    if len(word) > 2 and word.endswith("s") and not word.endswith("ss"):
-        forms.append(word[:-1])
+    forms = [word, *singulars(word)]
+    if len(word) > 3 and word.endswith("ves"):  # (wolves, calves: a known class decides)
+        forms += [f for f in (word[:-3] + "f", word[:-3] + "fe") if f not in forms]
     return forms
 
 

@@ -49,6 +49,7 @@ from groundplan.knowledge.lexicon import (
     Kind,
     _wordnet,
 )
+from groundplan.knowledge.wordnet import singulars
 
 ARTIFACT, PERSON, ANIMAL, PLANT, SUBSTANCE, QUANTITY, ACT, OBJECT = 6, 18, 5, 20, 27, 23, 4, 17
 #: food one does not eat as it is: seasonings and sweeteners, cooking fats and oils, animal feed
@@ -103,13 +104,7 @@ def senses(lemma: str) -> tuple[Sense, ...]:
     wn = _wordnet()
     if wn is None:
         return ()
-    cands = [lemma]
-    if lemma.endswith("ies") and len(lemma) > 4:
-        cands.append(lemma[:-3] + "y")
-    if lemma.endswith("es") and len(lemma) > 3:
-        cands.append(lemma[:-2])
-    if lemma.endswith("s") and not lemma.endswith("ss") and len(lemma) > 2:
-        cands.append(lemma[:-1])
+    cands = [lemma, *singulars(lemma)]
     for lm in cands:
         offs = wn.index.get(lm)
         if not offs:

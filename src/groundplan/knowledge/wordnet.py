@@ -78,7 +78,7 @@ def _dict_dir() -> Optional[Path]:
     return d if (d / "index.noun").is_file() else None
 
 
-def _singulars(word: str) -> list[str]:
+def singulars(word: str) -> list[str]:
     """Singular forms to try, in WordNet's own order (morphy: strip "s" before "es"): a caller
     takes the first WordNet has, so "tunes" is a tune, not a tun; "canes" a cane, not a can;
     "glasses" still a glass and "berries" a berry (their "s"-less forms are no nouns); "knives",
@@ -150,7 +150,7 @@ class WordNet:
         for i in range(len(words)):
             tail = words[i:]
             base = "_".join(tail)
-            for cand in [base] + ["_".join(tail[:-1] + [s]) for s in _singulars(tail[-1])]:
+            for cand in [base] + ["_".join(tail[:-1] + [s]) for s in singulars(tail[-1])]:
                 if cand not in out:
                     out.append(cand)
         return out
@@ -273,4 +273,4 @@ def _load(directory: str) -> WordNet:
     return WordNet(d, index, files)
 
 
-__all__ = ["WordNet", "PHYSICAL_LEXFILES"]
+__all__ = ["WordNet", "PHYSICAL_LEXFILES", "singulars"]
