@@ -287,7 +287,7 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
     if not role and _reading.bears_things(art) and "support" not in conf:
         conf["support"] = CONFIDENCE["wordnet"]
     moved = _reading.carried(art)
-    if moved and not role and "carry" not in conf:
+    if moved and "carry" not in conf:  # (a role head says what a thing is for, not its size: a toy bin is carried)
         conf["carry"] = CONFIDENCE["wordnet"]
     elif moved is False and from_votes and art.whole:  # (the whole name: a toy car is no vehicle)
         for a in ("carry", "grasp"):
@@ -397,7 +397,8 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
         if kind is not None and _is_container(kind) is True:
             for a in CONTAINERS & set(conf):
                 conf[a] = max(conf[a], 0.8)
-        elif kind is not None and _is_container(kind) is False:
+        elif kind is not None and _is_container(kind) is False and not source.startswith("role:"):
+            # (a role head noun says what its kinds hold: a magazine rack's slots, a pill organizer)
             for a in sorted(CONTAINERS & set(conf) - ev):
                 withheld.append((a, f"WordNet: {_an(kind.first())}, not a container"))
                 conf.pop(a)

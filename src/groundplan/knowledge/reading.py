@@ -68,6 +68,12 @@ _LARGE = re.compile(r"\b(large|big|huge|massive|fixed|built-in|installed|station
 _HOLDS_WEAK = re.compile(r"\b(holding device|for (holding|storing|keeping|carrying)|drawers|compartments?)\b")
 _FIXED = frozenset({"vehicle", "furniture", "building", "edifice", "room", "facility", "plumbing_fixture", "housing"})
 _SMALL = re.compile(r"\b(small|little|portable|hand-held|handheld|pocket|lightweight|miniature|tiny)\b")
+#: WordNet words of things with a top or a face that things are put on
+_BEARING = frozenset({"furniture", "furnishing", "white_goods", "mat", "mattress"})
+#: what a definition says is put on it
+_ON_IT = re.compile(r"\b(flat|level) (top|surface)\b|\bwork(ing)? surface\b|"
+                    r"\bon which\b.{0,30}\b(put|placed|set|laid|kept|stood|displayed|rests?|stands?|sits?|lies?|sleeps?)\b|"
+                    r"\b(sit|kneel|stand|lie|rest|sleep|sleeping|put|place|set) on\b")
 #: kinds of plant that are not carried (a tree, a shrub, a vine)
 _WOODY = frozenset({"woody_plant", "tree", "shrub", "bush", "vine"})
 
@@ -154,7 +160,10 @@ def available() -> bool:
 def _food_sense(ss: tuple[Sense, ...]) -> Optional[Sense]:
     """The food sense of a word read as a thing one eats or drinks: the first food sense, when no
     artifact or substance sense comes before it (a cup is first a container, oil first a
-    substance; a mango is first the tree, then the fruit)."""
+    substance; a mango is first the tree, then the fruit), and no sense is a vessel or container
+    (a demitasse is the coffee and the cup it comes in: the object in a scene is the cup)."""
+    if any(s.lexfile == ARTIFACT and s.has(CONTAINER_WORDS | {"crockery", "dishware"}) for s in ss):
+        return None
     for s in ss:
         if s.lexfile == FOOD_LEXFILE:
             return s
@@ -340,12 +349,13 @@ def holds_things(r: Optional[Reading]) -> Optional[bool]:
 
 def bears_things(r) -> bool:
     """Things are put on it: a table, stand, shelf, seat, counter, tray, platform, supporting
-    structure, or a piece of furniture (a chest of drawers, a vanity unit have tops)."""
+    structure, a piece of furniture (a chest of drawers, a vanity unit have tops), white goods
+    (a freezer, a tumble dryer), a mat or mattress, or what its definition says things or people
+    are put on ("a support on which things can be put", "a board for someone to kneel on")."""
     s = r.first if isinstance(r, Reading) else r
     if s is None or s.lexfile != ARTIFACT:
         return False
-    return s.has(SUPPORT_WORDS) or s.has({"furniture", "furnishing"}) or bool(
-        re.search(r"\b(flat|level) (top|surface)\b|\bwork(ing)? surface\b", s.definition()))
+    return s.has(SUPPORT_WORDS) or s.has(_BEARING) or bool(_ON_IT.search(s.definition()))
 
 
 def _fixed(s: Sense) -> bool:
