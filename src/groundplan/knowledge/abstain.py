@@ -200,6 +200,20 @@ def _acted_on(toks: Sequence[str], det: int, w: Words) -> bool:
     return _placed_at(toks, det, w)
 
 
+def _instrument(toks: Sequence[str], i: int, w: Words) -> bool:
+    """``toks[i]`` is the "with" of what an action of the request is done with ("wipe the bell
+    with some degreaser", "fill the bowl with bleach"): a thing the scene must hold, with or
+    without a determiner. Not the person's own doing ("I can't cut it with this") or own thing
+    ("with my nails"), nor help with a thing ("help me with the shopping")."""
+    if toks[i] != "with" or i + 1 >= len(toks) or toks[i + 1] in _OBJECT_PRONOUNS | _INDEFINITE | _OWNED:
+        return False
+    before = toks[:i]
+    verb = next((k for k, t in enumerate(before) if t in w.action_words), None)
+    if verb is None or (verb > 0 and before[verb - 1] in w.determiners) or "help" in before:
+        return False
+    return not ({"i", "we"} & set(before[max(0, verb - 4):verb])) and not any(t in _OWN_ACTION for t in before[:verb])
+
+
 def _asked_for(toks: Sequence[str], det: int, w: Words) -> bool:
     k = det - 1
     while k >= 0 and toks[k] in w.between_verb:
@@ -395,7 +409,7 @@ def _asked_things(text: str, classes: Iterable[str], vocab: Vocabulary,
     for clause in _CLAUSE_END.split(text.lower().replace("’", "'")):
         toks = [m.group(0) for m in _WORD.finditer(clause)]
         for i, tok in enumerate(toks):
-            if tok not in w.determiners or not _requested(toks, i, w):
+            if not ((tok in w.determiners and _requested(toks, i, w)) or _instrument(toks, i, w)):
                 continue
             if tok in _GROUP_WORDS or (i > 0 and toks[i - 1] in _GROUP_WORDS):
                 continue  # "all the protective gear": whatever there is of a kind (a group, not a thing)

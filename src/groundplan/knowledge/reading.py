@@ -11,11 +11,12 @@ head noun (its last word) and the modifiers before it, and each word by its Word
   ``drinkable``, other food ``consumable``; a seasoning, a cooking fat or oil, and animal feed
   are neither: a person does not eat them as they are), or the head noun is food or drink (a
   food sense before any artifact or substance sense, or a known class of the map that is) and
-  every modifier is food, drink, a plant, a person who eats it ("baby food"), the occasion it is
+  every modifier is food, drink, a person who eats it ("baby food"), the occasion it is
   eaten at ("teething biscuit", a process to WordNet), or no noun at all ("fried", "iced"); when
   the head noun is also an artifact (a punch is a drink and a tool), only food, drink, a person or
   no noun (a fruit punch, not a hole punch). A modifier that names an artifact, an activity, a material or an animal
-  makes the whole thing something else: a play dough, a cat food, a salt water.
+  makes the whole thing something else: a play dough, a cat food, a salt water; so does a plant
+  that is no food itself (a holly berry is no food: only a plant with a food sense, a mint, keeps it).
 - **drinking vessels** (``drink_vessel_named``): the whole name is a drinking vessel in WordNet,
   or its head is one and no modifier names what it holds instead: food that is not drink (an
   egg cup, a snack cup), an artifact (a pencil cup), an activity in ``-ing`` (stacking cups, a
@@ -56,7 +57,7 @@ ARTIFACT, PERSON, ANIMAL, PLANT, SUBSTANCE, QUANTITY, ACT, OBJECT = 6, 18, 5, 20
 NOT_EATEN_AS_IT_IS = frozenset({"flavorer", "edible_fat", "feed", "fodder", "leaven", "food_additive"})
 #: modifiers that leave a thing food or drink (what it is made of, who eats it, the occasion in
 #: ``-ing``: a teething biscuit, a cooking apple; or no noun)
-FOOD_MODIFIERS = frozenset({"food", "drink", "plant", "person", "gerund", "other", "none"})
+FOOD_MODIFIERS = frozenset({"food", "drink", "person", "gerund", "other", "none"})
 #: modifiers that name what a vessel holds or is for instead of drink
 NOT_DRINK_MODIFIERS = frozenset({"food", "artifact", "gerund", "animal", "plant"})
 #: what a definition says a container does ("a holding device", "for holding or displaying",
