@@ -93,14 +93,25 @@ def test_the_observed_bad_inferences_are_gone():
 def test_every_given_affordance_has_a_confidence_and_low_ones_are_withheld():
     from groundplan.knowledge.infer import LOW_CONFIDENCE, _finish
 
-    inf = _finish("zqxv_blorp", {"contain": 0.45, "carry": 0.45, "drinkable": 0.9}, "embedding", default_oam(),
+    inf = _finish("zqxv_blorp", {"contain": 0.45, "carry": 0.45, "pour": 0.9}, "embedding", default_oam(),
                   {}, ())
     assert "carry" in inf.affordances and inf.confidence_of("carry") == pytest.approx(0.45)
     assert "contain" not in inf.affordances
     assert dict(inf.withheld)["contain"].startswith("confidence 0.45 below")
-    assert inf.trusted(LOW_CONFIDENCE) == ("drinkable",)
+    assert inf.trusted(LOW_CONFIDENCE) == ("pour",)
     d = inf.to_dict()
     assert set(d["confidence"]) == set(inf.affordances) and d["withheld"]
+
+
+@needs_wordnet
+def test_a_name_the_dictionary_lacks_is_never_food_or_drink_by_its_neighbours_alone():
+    """However sure the embedding neighbours' vote, a name no word of which WordNet knows is not
+    drunk or eaten unless a known class heads it."""
+    from groundplan.knowledge.infer import _finish
+
+    inf = _finish("zqxv_blorp", {"drinkable": 0.95, "consumable": 0.9, "carry": 0.9}, "embedding", default_oam(), {}, ())
+    assert "drinkable" not in inf.affordances and "consumable" not in inf.affordances and "carry" in inf.affordances
+    assert "no evidence that a person eats or drinks it" in dict(inf.withheld)["drinkable"]
 
 
 @needs_wordnet

@@ -62,3 +62,27 @@ def test_the_extended_map_follows_the_reading():
     assert not set(m.affordances("olive_oil")) & {"consumable", "drinkable"}
     assert "contain" in m.affordances("trunk")
     assert any(a == "consumable" for a, _ in found["play_dough"].withheld) or "consumable" not in m.affordances("play_dough")
+
+
+@pytest.mark.parametrize("cls,eaten", [("almond_milk", {"drinkable"}), ("strawberry", {"consumable"}),
+                                       ("muddy_water", set()), ("dirty_milk", set()),  # a word WordNet cannot place
+                                       ("holly_berry", set()),  # a plant that is no food itself
+                                       ("food_coloring", set()),  # used on food, not eaten as it is
+                                       ("demitasse", set()), ("larder", set())])  # also the cup, the storeroom
+def test_food_and_drink_need_positive_evidence_for_the_whole_thing(cls, eaten):
+    assert R.consumption(cls)[0] == frozenset(eaten)
+
+
+@pytest.mark.parametrize("cls", ["grain_drum", "flour_barrel", "rain_barrel"])
+def test_a_modifier_naming_what_is_held_reads_the_container_sense(cls):
+    """A drum one plays and a gun barrel come first in WordNet; a grain drum holds grain."""
+    assert R.holds_things(R.artifact_kind(cls))
+
+
+@pytest.mark.parametrize("cls", ["bath_mat", "washing_machine", "book_rest"])
+def test_surfaces_from_mats_white_goods_and_what_a_definition_puts_on_it(cls):
+    assert R.bears_things(R.artifact_kind(cls))
+
+
+def test_a_sphere_on_which_a_map_is_drawn_is_no_surface():
+    assert not R.bears_things(R.artifact_kind("globe"))

@@ -265,12 +265,12 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
                            ("drink", vessel, vwhy)):
         if a in ev:
             continue
-        if unread:  # neighbours alone are evidence only when as sure as the dictionary would be
-            if a in conf and conf[a] < CONFIDENCE["wordnet"] - 1e-9:
-                withheld.append((a, f"no WordNet sense of {cls}; the neighbours' vote, {conf[a]:.2f}, is below "
-                                    f"{CONFIDENCE['wordnet']}"))
+        if unread:  # a name the dictionary lacks: eaten or drunk only as its known head class is
+            if a in conf and head is None:  # (a ginger_ale by ale), never by the neighbours' vote alone
+                withheld.append((a, f"no WordNet sense of {cls}; the neighbours' vote ({conf[a]:.2f}) is no "
+                                    f"evidence that a person eats or drinks it"))
                 conf.pop(a)
-                gone.append((a, "the neighbours' vote is not sure enough"))
+                gone.append((a, "the neighbours' vote is no evidence of food or drink"))
             continue
         if yes:
             conf[a] = max(conf.get(a, 0.0), sure)

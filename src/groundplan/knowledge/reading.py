@@ -55,6 +55,11 @@ from groundplan.knowledge.wordnet import singulars
 ARTIFACT, PERSON, ANIMAL, PLANT, SUBSTANCE, QUANTITY, ACT, OBJECT = 6, 18, 5, 20, 27, 23, 4, 17
 #: food one does not eat as it is: seasonings and sweeteners, cooking fats and oils, animal feed
 NOT_EATEN_AS_IT_IS = frozenset({"flavorer", "edible_fat", "feed", "fodder", "leaven", "food_additive"})
+#: a food's definition saying it is for animals, or an ingredient used on other food
+_NOT_FOR_PEOPLE = re.compile(r"\bfor (dogs?|cats?|pets?|birds?|animals?|horses?|livestock|cattle|poultry|fish)\b|"
+                             r"\bused (to|for|in) (give|giving|add|adding|flavou?r|colou?r|thicken|season|sweeten|preserve)\b")
+#: modifiers naming what a container holds (a stuff, a food or drink, a plant)
+_HELD = frozenset({"food", "drink", "material", "plant"})
 #: modifiers that leave a thing food or drink (what it is made of, who eats it, the occasion in
 #: ``-ing``: a teething biscuit, a cooking apple; or no noun)
 FOOD_MODIFIERS = frozenset({"food", "drink", "person", "gerund", "other", "none"})
@@ -66,7 +71,7 @@ NOT_DRINK_MODIFIERS = frozenset({"food", "artifact", "gerund", "animal", "plant"
 _HOLDS = re.compile(r"\b(storage|receptacle|container|vessel|in which\b.{0,40}\b(kept|stored|left|placed|put|carried)|"
                     r"enclosed (chamber|space|compartment)|filled with|(a|an) (box|case|bag|basket|chest|bin|tray|pouch|jar|tub|crate)\b)")
 _LARGE = re.compile(r"\b(large|big|huge|massive|fixed|built-in|installed|stationary|tall)\b")
-_HOLDS_WEAK = re.compile(r"\b(holding device|for (holding|storing|keeping|carrying)|drawers|compartments?)\b")
+_HOLDS_WEAK = re.compile(r"\b(holding device|for (holding|storing|keeping|carrying)|^holds|drawers|compartments?)\b")
 _FIXED = frozenset({"vehicle", "furniture", "building", "edifice", "room", "facility", "plumbing_fixture", "housing"})
 _SMALL = re.compile(r"\b(small|little|portable|hand-held|handheld|pocket|lightweight|miniature|tiny)\b")
 #: WordNet words of things with a top or a face that things are put on
@@ -163,8 +168,8 @@ def _food_sense(ss: tuple[Sense, ...]) -> Optional[Sense]:
     artifact or substance sense comes before it (a cup is first a container, oil first a
     substance; a mango is first the tree, then the fruit), and no sense is a vessel or container
     (a demitasse is the coffee and the cup it comes in: the object in a scene is the cup)."""
-    if any(s.lexfile == ARTIFACT and s.has(CONTAINER_WORDS | {"crockery", "dishware"}) for s in ss):
-        return None
+    if any(s.lexfile == ARTIFACT and (s.has(CONTAINER_WORDS | {"crockery", "dishware"}) or _holds(s)) for s in ss):
+        return None  # (a larder is a supply of food and the storeroom it is kept in)
     for s in ss:
         if s.lexfile == FOOD_LEXFILE:
             return s
@@ -176,15 +181,17 @@ def _food_sense(ss: tuple[Sense, ...]) -> Optional[Sense]:
 def _is_drink(s: Sense) -> bool:
     """A beverage or a serving of one by its hypernyms, or a food its definition calls a liquid
     or fluid ("clear to whitish fluid from within a fresh coconut")."""
-    if s.has(BEVERAGE | {"drink"}):
+    if s.has(BEVERAGE | {"drink", "milk"}):
         return True
     first = re.split(r"\b(of|from|in|that|which|with|for|used|;)\b", s.definition(), maxsplit=1)[0]
     return bool(re.search(r"\b(liquid|fluid|juice)$", first.strip()))
 
 
 def _eaten(s: Sense) -> Optional[str]:
-    """``drinkable`` / ``consumable`` for a food sense, None for food not eaten as it is."""
-    if s.has(NOT_EATEN_AS_IT_IS):
+    """``drinkable`` / ``consumable`` for a food sense, None for food not eaten as it is: under
+    ``NOT_EATEN_AS_IT_IS``, made for animals ("a hard biscuit for dogs"), or used on other food
+    ("a substance used to give color to food")."""
+    if s.has(NOT_EATEN_AS_IT_IS) or _NOT_FOR_PEOPLE.search(s.definition()):
         return None
     if _is_drink(s):
         return "drinkable"
@@ -243,9 +250,12 @@ def consumption(cls: str, known_food: Optional[str] = None) -> tuple[frozenset[s
         fs = _food_sense(head_ss)
         head = _eaten(fs) if fs is not None else None
         if any(s.lexfile == ARTIFACT for s in head_ss):  # the head is also a thing (a punch is a drink
-            allowed = FOOD_MODIFIERS & {"food", "drink", "person", "none"}  # and a tool): the modifier decides
+            allowed = FOOD_MODIFIERS & {"drink", "person", "none"}  # and a tool, a peel a fruit's rind and
+            # a baker's shovel): a food before it may be what the thing is for (a pizza peel)
     if head is None:
         return frozenset(), f"its head noun, {ws[-1]}, is no food or drink"
+    if head == "drinkable":  # a drink only as food, drink or a person's: a word WordNet cannot place
+        allowed = allowed & {"food", "drink", "person"}  # may make it no drink (soapy, pond, cleansing water)
     for m in ws[:-1]:
         role = modifier_role(m)
         if role not in allowed:
@@ -315,6 +325,10 @@ def artifact_kind(cls: str) -> Optional[Reading]:
         ss = senses(h)
         if ss:
             arts = tuple(s for s in ss if s.lexfile == ARTIFACT)
+            if len(ws) > 1 and all(modifier_role(m) in _HELD for m in ws[:-1]):
+                # the modifier names what the thing holds: its container sense (an oil drum, a
+                # biscuit barrel, a plant trough; not the drum one plays)
+                arts = tuple(sorted(arts, key=lambda s: not _holds(s)))
             return Reading(arts, False) if arts else None
     return None
 
