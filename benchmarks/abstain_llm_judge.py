@@ -129,23 +129,31 @@ def main(argv=None) -> int:
         c = counts(cal, lambda r, t=t: rules[r["set"]].get(r["id"], False) or r["margin"] < t)
         if c["false"] <= args.max_false * c["controls"]:
             best_t = t
+    alone_t = float("-inf")  # the model alone, at most --max-false of the calibration controls refused
+    for t in sorted(cands):
+        if counts(cal, lambda r, t=t: r["margin"] < t)["false"] <= args.max_false * sum(r["expect"] == "act" for r in cal):
+            alone_t = t
     lines = [f"# A local model as the abstain judge ({args.model})", "",
              f"Command: `.venv/bin/python benchmarks/abstain_llm_judge.py --model {args.model} --calibrate "
-             f"{' '.join(args.calibrate)} --test {' '.join(args.test)} --out {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}`; "
+             f"{' '.join(args.calibrate)} --test {' '.join(args.test)} --rules '{args.rules}' --out {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}`; "
              f"{time.time() - t0:.0f} s. Prompt: `{PROMPT!r}`.", "",
-             "| set | role | AUC (controls above refusals) | rules: refused / false | rules or model (t = "
-             f"{best_t:.3f}): refused / false |", "|---|---|---|---|---|"]
-    summary = {"model": args.model, "threshold": best_t, "sets": {}}
+             "| set | role | AUC (controls above refusals) | rules: refused / false | model alone (t = "
+             f"{alone_t:.3f}): refused / false | rules or model (t = {best_t:.3f}): refused / false |",
+             "|---|---|---|---|---|---|"]
+    summary = {"model": args.model, "threshold": best_t, "threshold_alone": alone_t, "sets": {}}
     for s in [*args.calibrate, *args.test]:
         rs = done[s]
         a = auc(rs)
         by_rules = counts(rs, lambda r, s=s: rules[s].get(r["id"], False))
         both = counts(rs, lambda r, s=s: rules[s].get(r["id"], False) or r["margin"] < best_t)
+        alone = counts(rs, lambda r: r["margin"] < alone_t)
         role = "calibration" if s in args.calibrate else "test"
         lines.append(f"| {s} | {role} | {a:.3f} | {by_rules['refused']}/{by_rules['to_refuse']} / "
-                     f"{by_rules['false']}/{by_rules['controls']} | {both['refused']}/{both['to_refuse']} / "
+                     f"{by_rules['false']}/{by_rules['controls']} | {alone['refused']}/{alone['to_refuse']} / "
+                     f"{alone['false']}/{alone['controls']} | {both['refused']}/{both['to_refuse']} / "
                      f"{both['false']}/{both['controls']} |")
-        summary["sets"][s] = {"role": role, "auc": round(a, 4), "rules": by_rules, "rules_or_model": both}
+        summary["sets"][s] = {"role": role, "auc": round(a, 4), "rules": by_rules, "model_alone": alone,
+                              "rules_or_model": both}
     (args.out / "judge.md").write_text("\n".join(lines) + "\n")
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
     print("\n".join(lines))

@@ -114,3 +114,21 @@ def test_run_on_a_three_request_slice_writes_the_tables(tmp_path, capsys):
     summ = json.loads((out / "summary.json").read_text())
     assert summ["absent_set"]["requests_to_refuse"] == 3 and summ["absent_set"]["refused"] == refused
     assert summ["heldout"]["n"] == 0
+
+
+def test_the_llm_judge_scores_separation_and_counts_refusals(tmp_path):
+    """benchmarks/abstain_llm_judge.py: the AUC says how well the model's margin puts controls
+    above refusals (1 perfectly, 0.5 by chance), and the rules' decisions are read per request."""
+    import abstain_llm_judge as J
+
+    def r(expect, margin, id_="x"):
+        return {"set": "c", "id": id_, "expect": expect, "margin": margin}
+
+    assert J.auc([r("act", 2.0), r("act", 1.0), r("refuse", -1.0), r("refuse", 0.0)]) == 1.0
+    assert J.auc([r("act", -1.0), r("refuse", 1.0)]) == 0.0
+    assert J.auc([r("act", 0.5), r("refuse", 0.5)]) == 0.5
+    rows = [r("refuse", -2.0, "a"), r("refuse", 3.0, "b"), r("act", -1.0, "c"), r("act", 4.0, "d")]
+    assert J.counts(rows, lambda x: x["margin"] < 0) == {"refused": 1, "to_refuse": 2, "false": 1, "controls": 2}
+    f = tmp_path / "requests.jsonl"
+    f.write_text("\n".join(json.dumps({"task": t, "default": {"refused": ref}}) for t, ref in (("a", True), ("c", False))))
+    assert J.rules_refused(str(tmp_path / "requests.jsonl"), "c") == {"a": True, "c": False}
