@@ -131,3 +131,12 @@ def test_a_fact_contradicting_what_a_class_is_is_a_warning_with_file_and_line(tm
     with pytest.raises(SceneError) as exc:  # strict: the misfit fact is an error naming its line
         build(scene, skillset="household")
     assert ":7:" in str(exc.value) and "'on' fits" in str(exc.value)
+
+
+@needs_wordnet
+def test_a_hand_tool_is_no_surface_whatever_its_neighbours_vote():
+    from groundplan.knowledge.infer import _finish
+
+    inf = _finish("spanner", {"support": 0.8, "carry": 0.8}, "embedding", default_oam(), {}, ())
+    assert "support" not in inf.affordances and "carry" in inf.affordances
+    assert "not a surface" in dict(inf.withheld)["support"]

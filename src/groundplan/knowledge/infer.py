@@ -242,6 +242,10 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
     return None  # (no known class above it: a toothbrush holder is a "device", yet holds toothbrushes)
 
 
+#: WordNet words of things held in the hand to use: no surface, whatever the neighbours' vote
+_HAND_HELD = frozenset({"hand_tool", "edge_tool", "cutlery", "writing_implement", "kitchen_utensil"})
+
+
 def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: set[str],
                 withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """What the whole named thing is (``knowledge.reading``), applied to ``conf`` in place:
@@ -294,6 +298,10 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
             if a in conf and a not in ev:
                 withheld.append((a, f"WordNet: {_an(art.first.lemma)}, not carried"))
                 conf.pop(a)
+    if from_votes and art is not None and art.whole and art.first is not None and art.first.has(_HAND_HELD) \
+            and not _reading.bears_things(art) and "support" in conf and "support" not in ev:
+        withheld.append(("support", f"WordNet: {_an(art.first.lemma)}, a thing held in the hand, not a surface"))
+        conf.pop("support")  # (a spanner's neighbours by name are a table and a shelf)
     if set(conf) != before:
         changed = True  # the map's implications of what was added (drink -> grasp, carry -> grasp)
         while changed:
