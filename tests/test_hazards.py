@@ -140,3 +140,13 @@ def test_a_hand_tool_is_no_surface_whatever_its_neighbours_vote():
     inf = _finish("spanner", {"support": 0.8, "carry": 0.8}, "embedding", default_oam(), {}, ())
     assert "support" not in inf.affordances and "carry" in inf.affordances
     assert "not a surface" in dict(inf.withheld)["support"]
+
+
+@needs_wordnet
+def test_power_tools_are_hazards_for_a_child_by_name_or_by_wordnet():
+    from groundplan.knowledge.hazards import hazard_of
+
+    assert "powered" in hazard_of("angle_grinder").kinds  # the curated list
+    assert "powered" in hazard_of("circular_saw").kinds  # WordNet: a power saw, a power tool
+    assert hazard_of("angle_grinder").describe().endswith("a power tool")
+    assert hazard_of("screwdriver") is None

@@ -35,10 +35,10 @@ from groundplan.knowledge.wordnet import singulars
 from groundplan.schemas import yaml_lines as yaml_fast
 
 #: the hazard kinds, in the order a reason names them
-KINDS = ("flammable", "toxic", "corrosive", "sharp", "swallowable", "hot")
+KINDS = ("flammable", "toxic", "corrosive", "sharp", "swallowable", "hot", "powered")
 #: affordances a hazard never has: it is not drunk, eaten, or drunk from
 VETOED = frozenset({"drinkable", "consumable", "drink"})
-_WORDS = {"swallowable": "small enough to swallow"}
+_WORDS = {"swallowable": "small enough to swallow", "powered": "a power tool"}
 
 
 @dataclass(frozen=True)
