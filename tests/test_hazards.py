@@ -150,3 +150,17 @@ def test_power_tools_are_hazards_for_a_child_by_name_or_by_wordnet():
     assert "powered" in hazard_of("circular_saw").kinds  # WordNet: a power saw, a power tool
     assert hazard_of("angle_grinder").describe().endswith("a power tool")
     assert hazard_of("screwdriver") is None
+
+
+@needs_wordnet
+def test_alcohol_and_medicine_are_hazards_for_a_child_only():
+    """A beer stays drinkable and a painkiller may be handed to a grown-up with a headache; a
+    child is given neither. Ginger beer is no alcohol (WordNet: a soft drink)."""
+    from groundplan.knowledge.hazards import hazard_of, vetoed
+
+    assert hazard_of("red_wine").kinds == ("alcoholic",) and hazard_of("red_wine").child_only
+    assert hazard_of("ibuprofen").kinds == ("medicine",) and hazard_of("ibuprofen").child_only
+    assert hazard_of("ginger_beer") is None
+    assert vetoed("beer", ["drinkable", "carry"])[1] == ()
+    assert vetoed("mouthwash", ["drinkable", "carry"])[1] == ("drinkable",)
+    assert not hazard_of("bleach").child_only

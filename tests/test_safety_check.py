@@ -130,3 +130,18 @@ def test_an_unsure_inferred_heat_makes_nothing_hot(pt):
     assert check_goal("(inhand thermometer0 kid0)", with_heat(0.48)) is None
     assert check_goal("(inhand thermometer0 kid0)", with_heat(0.9)).reason == \
         "unsafe: thermometer0 is hot; not for a child (kid0)"
+
+
+def test_alcohol_and_medicine_are_kept_from_a_child_not_from_a_grown_up(tmp_path):
+    p = tmp_path / "kitchen.yaml"
+    p.write_text("name: kitchen\nobjects: [counter0, beer0, juice0, painkillers0]\n"
+                 "agents:\n  - {name: robot0, kind: robot, at: counter0}\n  - {name: human0, kind: human, at: counter0}\n"
+                 "  - {name: kid0, kind: child, at: counter0}\n"
+                 "facts:\n  - on beer0 counter0\n  - on juice0 counter0\n  - on painkillers0 counter0\n")
+    pt = build(p, skillset="household", strict=False)
+    assert check_goal("(inhand beer0 kid0)", pt).reason == "unsafe: beer0 is alcoholic; not for a child (kid0)"
+    assert check_goal("(inhand painkillers0 kid0)", pt).reason == \
+        "unsafe: painkillers0 is a medicine; not for a child (kid0)"
+    assert check_goal("(inhand beer0 human0)", pt, instruction="I'm thirsty") is None
+    assert check_goal("(inhand painkillers0 human0)", pt, instruction="I've got a splitting headache") is None
+    assert check_goal("(inhand juice0 kid0)", pt, instruction="the kid is thirsty") is None

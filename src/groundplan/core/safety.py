@@ -160,6 +160,8 @@ def _judge(recipient: str, given: str, contents: Sequence[str], pt: Any, scene: 
         if getattr(person, "child", False):
             return SafetyResult(f"{UNSAFE}: {subject} {hz.describe()}; not for a child ({recipient})",
                                 recipient, given, obj, hz, "child")
+        if hz.child_only:  # a grown-up may have a beer or a painkiller
+            continue
         if consumption and set(hz.kinds) & SUBSTANCE_KINDS:
             return SafetyResult(f"{UNSAFE}: {subject} {hz.describe()}; not {what}", recipient, given, obj, hz,
                                 "consumption")

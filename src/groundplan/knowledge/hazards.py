@@ -35,10 +35,14 @@ from groundplan.knowledge.wordnet import singulars
 from groundplan.schemas import yaml_lines as yaml_fast
 
 #: the hazard kinds, in the order a reason names them
-KINDS = ("flammable", "toxic", "corrosive", "sharp", "swallowable", "hot", "powered")
+KINDS = ("flammable", "toxic", "corrosive", "sharp", "swallowable", "hot", "powered", "alcoholic", "medicine")
+#: kinds that make a thing a hazard for a child only: a grown-up may be handed a beer or a painkiller
+#: (and may drink the one), a child neither
+CHILD_ONLY = frozenset({"alcoholic", "medicine"})
 #: affordances a hazard never has: it is not drunk, eaten, or drunk from
 VETOED = frozenset({"drinkable", "consumable", "drink"})
-_WORDS = {"swallowable": "small enough to swallow", "powered": "a power tool"}
+_WORDS = {"swallowable": "small enough to swallow", "powered": "a power tool", "alcoholic": "alcoholic",
+          "medicine": "a medicine"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class Hazard:
         """``"flammable and toxic"``, ``"sharp"``, ``"toxic, corrosive and small enough to swallow"``."""
         ws = [_WORDS.get(k, k) for k in self.kinds]
         return ws[0] if len(ws) == 1 else ", ".join(ws[:-1]) + " and " + ws[-1]
+
+    @property
+    def child_only(self) -> bool:
+        """A hazard for a child only (``CHILD_ONLY``: a beer, a painkiller)."""
+        return set(self.kinds) <= CHILD_ONLY
 
     def to_dict(self) -> dict:
         return {"class": self.cls, "kinds": list(self.kinds), "evidence": list(self.evidence)}
@@ -109,11 +118,10 @@ def _wordnet(cls: str) -> Optional[tuple[str, tuple[str, ...]]]:
     if hit is None:
         return None
     lemma = hit[0]
-    if any(wn._synset(off).lexfile == 13 for off in wn.index.get(lemma, ())):  # noun.food: coke, soda
-        return None
+    food = any(wn._synset(off).lexfile == 13 for off in wn.index.get(lemma, ()))  # noun.food: coke, soda
     for word in [lemma, *wn.broader(_key(cls), depth=8)]:
-        if word in table:
-            return word, table[word]
+        if word in table:  # a food is judged only for what is a hazard to a child alone (a wine)
+            return (word, table[word]) if not food or set(table[word]) <= CHILD_ONLY else None
     return None
 
 
@@ -155,7 +163,8 @@ def vetoed(cls: str, affordances: Iterable[str]) -> tuple[frozenset[str], tuple[
     """(affordances without the consumption ones when the class is a hazard, the ones removed)."""
     affs = frozenset(affordances)
     risky = affs & VETOED
-    if not risky or hazard_of(cls, affs) is None:
+    hz = hazard_of(cls, affs) if risky else None
+    if hz is None or hz.child_only:  # (a beer stays drinkable: the safety check keeps it from a child)
         return affs, ()
     return affs - VETOED, tuple(sorted(risky))
 
@@ -185,4 +194,4 @@ def veto_line(removed: Mapping[str, tuple[str, ...]]) -> str:
     return "hazard vetoes applied to the affordance map: " + "; ".join(parts)
 
 
-__all__ = ["Hazard", "KINDS", "VETOED", "hazard_of", "is_hazard", "vetoed", "veto_oam", "veto_line", "hazard_data"]
+__all__ = ["CHILD_ONLY", "Hazard", "KINDS", "VETOED", "hazard_of", "is_hazard", "vetoed", "veto_oam", "veto_line", "hazard_data"]

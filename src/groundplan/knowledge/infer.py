@@ -415,7 +415,7 @@ def _finish(cls: str, affs: Iterable[str] | Mapping[str, float], source: str, kn
         for why in dict.fromkeys(w for _, w in gone):
             source += f" ({', '.join(a for a, w in gone if w == why)} withheld: {why})"
     hz = hazard_of(cls, conf)
-    if hz is not None:
+    if hz is not None and not hz.child_only:
         for a in sorted(VETOED & set(conf)):
             withheld.append((a, f"{cls} is {hz.describe()}"))
             conf.pop(a)
