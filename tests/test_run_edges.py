@@ -151,3 +151,13 @@ def test_unreachable_endpoint_does_not_stop_a_method_without_llm_calls():
     assert r.returncode == 2 and "could not be read" in r.stderr
     r = gp("run", "--scene", KITCHEN, "bring me a coke", "--llm", "opanai")  # a misspelt backend stays bad input
     assert r.returncode == 2 and "did you mean openai?" in r.stderr
+
+
+def test_an_empty_instruction_and_a_misspelt_method_are_bad_input(tmp_path):
+    scene = tmp_path / "study.yaml"
+    scene.write_text(STUDY)
+    r = gp("run", "--scene", scene, "  ")
+    assert r.returncode == 2 and r.stderr.strip().startswith("error: the instruction is empty"), r.stderr
+    assert "Traceback" not in r.stderr
+    r = gp("run", "--scene", scene, "bring me the apple", "--method", "goalsaerch")
+    assert r.returncode == 2 and "(did you mean goalsearch?)" in r.stderr, r.stderr

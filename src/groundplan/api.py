@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
+from groundplan.errors import ConfigError
 from groundplan.core.task import Task
 from groundplan.core.verdict import Verdict, verdict, with_checks
 from groundplan.knowledge.oam import OAM, default_oam, load_oam
@@ -143,7 +144,9 @@ def user_task(instruction: str, scene: Union[PathLike, Scene], *, skills: str = 
     in-memory ``Scene``): no dataset; ``check`` is the goal the final state must satisfy for
     the verdict "success" (without it, the best verdict is "goal holds (unverified)"). Every
     location the scene does not mark unexplored counts as explored (AutoGPT+P runs its tool
-    loop with Explore)."""
+    loop with Explore). An instruction with no words is bad input (``ConfigError``)."""
+    if not str(instruction or "").strip(" \t\n.,;:!?\"'"):
+        raise ConfigError("the instruction is empty: say what the robot should do, e.g. 'bring me the apple'")
     path = scene_file(scene)
     sc = scene if isinstance(scene, Scene) else load_scene(path, strict=False)
     explored = sorted(sc.explored) if sc.explored is not None else ["all"]

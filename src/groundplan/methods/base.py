@@ -46,7 +46,7 @@ from groundplan.core.episode import (
 )
 from groundplan.core.task import Task
 from groundplan.core.verdict import with_checks
-from groundplan.errors import ConfigError, GroundplanError
+from groundplan.errors import ConfigError, GroundplanError, did_you_mean
 from groundplan.methods._safety import current as current_safety
 from groundplan.methods._safety import guarded
 from groundplan.sim.pipeline import PlanOutcome, build, plan_and_check
@@ -355,7 +355,8 @@ def method_class(name: str) -> type[Method]:
         broken = [m for m in _IMPORT_ERRORS if m.rsplit(".", 1)[-1] == name]
         if broken:
             hint = f"; module {broken[0]} failed to import: {_IMPORT_ERRORS[broken[0]]}"
-        raise ConfigError(f"unknown method '{name}' (available: {', '.join(sorted(_REGISTRY)) or 'none'}){hint}")
+        raise ConfigError(f"unknown method '{name}'{did_you_mean(name, _REGISTRY)} "
+                          f"(available: {', '.join(sorted(_REGISTRY)) or 'none'}){hint}")
     return _REGISTRY[name]
 
 
