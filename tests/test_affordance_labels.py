@@ -24,6 +24,8 @@ LABELS_C = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-
 LABELS_D = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29d.yaml"
 #: list e, written blind (before the next change, without running the inference on it): the next held-out measure
 LABELS_E = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29e.yaml"
+#: list f, written blind (before the next change, without running the inference on it): the next held-out measure
+LABELS_F = ROOT / "benchmarks" / "data" / "affordance_labels" / "labels_2026-11-29f.yaml"
 
 
 def _script():
@@ -57,10 +59,11 @@ def _key(cls: str) -> str:
 
 @pytest.mark.parametrize("held_out, earlier", [(LABELS_B, (LABELS,)), (LABELS_C, (LABELS, LABELS_B)),
                                                (LABELS_D, (LABELS, LABELS_B, LABELS_C)),
-                                               (LABELS_E, (LABELS, LABELS_B, LABELS_C, LABELS_D))],
-                         ids=["list b", "list c", "list d", "list e"])
+                                               (LABELS_E, (LABELS, LABELS_B, LABELS_C, LABELS_D)),
+                                               (LABELS_F, (LABELS, LABELS_B, LABELS_C, LABELS_D, LABELS_E))],
+                         ids=["list b", "list c", "list d", "list e", "list f"])
 def test_held_out_lists_are_large_dated_and_disjoint_from_the_map_earlier_lists_and_goalsearch_files(held_out, earlier):
-    """A held-out list (b, then c, then d, then e) shares no class with the default map nor with the lists written
+    """A held-out list (b, then c, then d, then e, then f) shares no class with the default map nor with the lists written
     before it, and no class name of it (with spaces, underscores or hyphens, singular or plural)
     occurs in any goalsearch example pool, prompt, word list or generated training file (the files
     tests/test_heldout_disjoint.py scans)."""
