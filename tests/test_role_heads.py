@@ -43,7 +43,7 @@ def test_a_role_decides_before_the_neighbours_and_a_map_head_before_a_role():
     assert got["sharps_container"].source == "role:container"
     assert set(got["sharps_container"].affordances) == {"grasp", "carry", "contain"}
     assert "cut" not in got["sharps_container"].affordances
-    assert got["dish_rack"].affordances == ("contain", "support")  # plates stand in a dish rack
+    assert got["dish_rack"].affordances == ("carry", "contain", "support")  # plates stand in it; carried by its size
     assert got["bread_box"].source == "head:box"  # the map's own class wins
     assert got["spoon_rest"].source.startswith("embedding")  # no head, no role: the neighbours vote
     from groundplan.knowledge.wordnet import WordNet

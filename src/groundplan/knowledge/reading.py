@@ -181,7 +181,7 @@ def _food_sense(ss: tuple[Sense, ...]) -> Optional[Sense]:
 def _is_drink(s: Sense) -> bool:
     """A beverage or a serving of one by its hypernyms, or a food its definition calls a liquid
     or fluid ("clear to whitish fluid from within a fresh coconut")."""
-    if s.has(BEVERAGE | {"drink", "milk"}):
+    if s.has(BEVERAGE | {"drink", "milk", "water"}):
         return True
     first = re.split(r"\b(of|from|in|that|which|with|for|used|;)\b", s.definition(), maxsplit=1)[0]
     return bool(re.search(r"\b(liquid|fluid|juice)$", first.strip()))
@@ -249,9 +249,10 @@ def consumption(cls: str, known_food: Optional[str] = None) -> tuple[frozenset[s
         head_ss = senses(ws[-1])
         fs = _food_sense(head_ss)
         head = _eaten(fs) if fs is not None else None
-        if any(s.lexfile == ARTIFACT for s in head_ss):  # the head is also a thing (a punch is a drink
-            allowed = FOOD_MODIFIERS & {"drink", "person", "none"}  # and a tool, a peel a fruit's rind and
-            # a baker's shovel): a food before it may be what the thing is for (a pizza peel)
+        if head is not None and any(s.lexfile == ARTIFACT for s in head_ss):
+            # the head is also a thing (a punch is a drink and a tool, a sling a cocktail and a
+            # carrier, a peel a rind and a baker's shovel): a compound WordNet lacks is not read as food
+            return frozenset(), f"its head noun, {ws[-1]}, is also a thing: a {ws[-1]} may be no food"
     if head is None:
         return frozenset(), f"its head noun, {ws[-1]}, is no food or drink"
     if head == "drinkable":  # a drink only as food, drink or a person's: a word WordNet cannot place
