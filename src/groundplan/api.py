@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, Union
 
-from groundplan.errors import ConfigError
 from groundplan.core.task import Task
 from groundplan.core.verdict import Verdict, verdict, with_checks
+from groundplan.errors import ConfigError
 from groundplan.knowledge.oam import OAM, default_oam, load_oam
 from groundplan.skills.skillset import SkillSet, load_skillset
 from groundplan.world import Scene, load_scene

@@ -194,10 +194,20 @@ def _acted_on(toks: Sequence[str], det: int, w: Words) -> bool:
     k = det - 1
     while k >= 0 and (toks[k] in w.between_verb or toks[k] in ("on", "off")):
         k -= 1  # "turn on the lamp", "switch the fan off"
-    if k >= 0 and toks[k] in w.action_words and not (k > 0 and toks[k - 1] in w.determiners):
-        # (after a determiner the word is a noun: "pour the water down the drain")
-        return not ({"i", "we"} & set(toks[max(0, k - 4):k]))  # "I can't cut the paper": the person's doing
+    if k >= 0 and _acting_verb(toks, k, w):
+        return not _own_doing(toks, k)  # "I can't cut the paper": the person's doing
     return _placed_at(toks, det, w)
+
+
+def _acting_verb(toks: Sequence[str], k: int, w: Words) -> bool:
+    """``toks[k]`` is a verb acting on a thing (after a determiner the word is a noun: "pour the
+    water down the drain")."""
+    return toks[k] in w.action_words and not (k > 0 and toks[k - 1] in w.determiners)
+
+
+def _own_doing(toks: Sequence[str], k: int) -> bool:
+    """The verb at ``k`` is the person's own doing ("I can't cut the paper")."""
+    return bool({"i", "we"} & set(toks[max(0, k - 4):k]))
 
 
 def _instrument(toks: Sequence[str], i: int, w: Words) -> bool:
@@ -207,11 +217,10 @@ def _instrument(toks: Sequence[str], i: int, w: Words) -> bool:
     ("with my nails"), nor help with a thing ("help me with the shopping")."""
     if toks[i] != "with" or i + 1 >= len(toks) or toks[i + 1] in _OBJECT_PRONOUNS | _INDEFINITE | _OWNED:
         return False
-    before = toks[:i]
-    verb = next((k for k, t in enumerate(before) if t in w.action_words), None)
-    if verb is None or (verb > 0 and before[verb - 1] in w.determiners) or "help" in before:
+    verb = next((k for k in range(i) if toks[k] in w.action_words), None)
+    if verb is None or not _acting_verb(toks, verb, w) or "help" in toks[:i]:
         return False
-    return not ({"i", "we"} & set(before[max(0, verb - 4):verb])) and not any(t in _OWN_ACTION for t in before[:verb])
+    return not _own_doing(toks, verb) and not any(t in _OWN_ACTION for t in toks[:verb])
 
 
 def _asked_for(toks: Sequence[str], det: int, w: Words) -> bool:

@@ -49,8 +49,8 @@ from groundplan.knowledge.lexicon import (
 from groundplan.knowledge.lexicon import is_container as _is_container
 from groundplan.knowledge.lexicon import kind_of as _kind
 from groundplan.knowledge.oam import OAM
-from groundplan.schemas import yaml_lines as yaml_fast
 from groundplan.knowledge.wordnet import singulars
+from groundplan.schemas import yaml_lines as yaml_fast
 
 
 class Embedder(Protocol):
@@ -242,10 +242,6 @@ def _not_a_container(cls: str, source: str, affs: frozenset[str], known: OAM, ki
     return None  # (no known class above it: a toothbrush holder is a "device", yet holds toothbrushes)
 
 
-#: WordNet words of things held in the hand to use: no surface, whatever the neighbours' vote
-_HAND_HELD = frozenset({"hand_tool", "edge_tool", "cutlery", "writing_implement", "kitchen_utensil"})
-
-
 def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: set[str],
                 withheld: list[tuple[str, str]], rules: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """What the whole named thing is (``knowledge.reading``), applied to ``conf`` in place:
@@ -288,7 +284,8 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
     if holds:
         conf["contain"] = max(conf.get("contain", 0.0), 0.8)
     role = source.startswith("role:")
-    if not role and _reading.bears_things(art) and "support" not in conf:
+    bears = _reading.bears_things(art)
+    if not role and bears and "support" not in conf:
         conf["support"] = CONFIDENCE["wordnet"]
     moved = _reading.carried(art)
     if moved and "carry" not in conf:  # (a role head says what a thing is for, not its size: a toy bin is carried)
@@ -298,8 +295,8 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
             if a in conf and a not in ev:
                 withheld.append((a, f"WordNet: {_an(art.first.lemma)}, not carried"))
                 conf.pop(a)
-    if from_votes and art is not None and art.whole and art.first is not None and art.first.has(_HAND_HELD) \
-            and not _reading.bears_things(art) and "support" in conf and "support" not in ev:
+    if from_votes and art is not None and art.whole and _reading.held_in_hand(art) and not bears \
+            and "support" in conf and "support" not in ev:
         withheld.append(("support", f"WordNet: {_an(art.first.lemma)}, a thing held in the hand, not a surface"))
         conf.pop("support")  # (a spanner's neighbours by name are a table and a shelf)
     if set(conf) != before:

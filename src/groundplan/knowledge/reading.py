@@ -76,6 +76,8 @@ _FIXED = frozenset({"vehicle", "furniture", "building", "edifice", "room", "faci
 _SMALL = re.compile(r"\b(small|little|portable|hand-held|handheld|pocket|lightweight|miniature|tiny)\b")
 #: WordNet words of things with a top or a face that things are put on
 _BEARING = frozenset({"furniture", "furnishing", "white_goods", "mat", "mattress"})
+#: WordNet words of things held in the hand to use
+_HAND_HELD = frozenset({"hand_tool", "edge_tool", "cutlery", "writing_implement", "kitchen_utensil"})
 #: what a definition says is put on it
 _ON_IT = re.compile(r"\b(flat|level) (top|surface)\b|\bwork(ing)? surface\b|"
                     r"\bon which\b.{0,30}\b(put|placed|set|laid|kept|stood|displayed|rests?|stands?|sits?|lies?|sleeps?)\b|"
@@ -374,6 +376,13 @@ def bears_things(r) -> bool:
     return s.has(SUPPORT_WORDS) or s.has(_BEARING) or bool(_ON_IT.search(s.definition()))
 
 
+def held_in_hand(r: Optional[Reading]) -> bool:
+    """A thing held in the hand to use (a hand tool, cutlery, a pen, a kitchen utensil): no
+    surface, whatever its neighbours by name say (a spanner is near a table and a shelf)."""
+    s = r.first if r is not None else None
+    return s is not None and s.lexfile == ARTIFACT and s.has(_HAND_HELD)
+
+
 def _fixed(s: Sense) -> bool:
     """Furniture, a fixture, a building or room, a vehicle, white goods; a structure unless a
     framework or supporting structure (a picture frame, a rack)."""
@@ -410,4 +419,4 @@ def carried(r: Optional[Reading]) -> Optional[bool]:
 
 
 __all__ = ["Sense", "senses", "whole_senses", "available", "read_at_all", "modifier_role", "consumption", "drink_vessel_named",
-           "Reading", "artifact_kind", "holds_things", "bears_things", "carried", "NOT_EATEN_AS_IT_IS"]
+           "Reading", "artifact_kind", "holds_things", "bears_things", "held_in_hand", "carried", "NOT_EATEN_AS_IT_IS"]
