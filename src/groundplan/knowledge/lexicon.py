@@ -74,7 +74,7 @@ HOLDER_WORDS = frozenset({"container", "vessel", "receptacle", "tableware", "cro
 #: what a definition says of size and handling (read as separate words)
 _SMALL = re.compile(r"\b(small|little|portable|hand-held|handheld|hand-operated|pocket|pocket-sized|lightweight|"
                     r"miniature|tiny)\b")
-_LARGE = re.compile(r"\b(large|big|huge|heavy|massive|fixed|built-in|mounted|installed|stationary)\b")
+_LARGE = re.compile(r"\b(large|big|huge|massive|fixed|built-in|installed|stationary)\b")
 #: the words that end a definition's genus ("an unattached counter *in* a kitchen")
 _GENUS_END = frozenset({"of", "for", "in", "on", "with", "that", "which", "where", "who", "to", "used", "usually",
                         "consisting", "having", "made", "designed", "or", "and", "from", "by", "at", "containing",

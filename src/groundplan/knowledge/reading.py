@@ -42,6 +42,8 @@ from functools import lru_cache
 from typing import Iterable, Optional
 
 from groundplan.knowledge.lexicon import (
+    _LARGE,
+    _SMALL,
     BEVERAGE,
     CONTAINER_WORDS,
     FIXED_WORDS,
@@ -70,10 +72,8 @@ NOT_DRINK_MODIFIERS = frozenset({"food", "artifact", "gerund", "animal", "plant"
 #: "an enclosed chamber in which heat is produced": a furnace, a kiln)
 _HOLDS = re.compile(r"\b(storage|receptacle|container|vessel|in which\b.{0,40}\b(kept|stored|left|placed|put|carried)|"
                     r"enclosed (chamber|space|compartment)|filled with|(a|an) (box|case|bag|basket|chest|bin|tray|pouch|jar|tub|crate)\b)")
-_LARGE = re.compile(r"\b(large|big|huge|massive|fixed|built-in|installed|stationary|tall)\b")
 _HOLDS_WEAK = re.compile(r"\b(holding device|for (holding|storing|keeping|carrying)|^holds|drawers|compartments?)\b")
 _FIXED = frozenset({"vehicle", "furniture", "building", "edifice", "room", "facility", "plumbing_fixture", "housing"})
-_SMALL = re.compile(r"\b(small|little|portable|hand-held|handheld|pocket|lightweight|miniature|tiny)\b")
 #: WordNet words of things with a top or a face that things are put on
 _BEARING = frozenset({"furniture", "furnishing", "white_goods", "mat", "mattress"})
 #: WordNet words of things held in the hand to use
