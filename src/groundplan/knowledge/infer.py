@@ -260,7 +260,7 @@ def _read_whole(cls: str, source: str, known: OAM, conf: dict[str, float], ev: s
     vessel, vwhy = _reading.drink_vessel_named(cls, "drink" in head_affs)
     before = set(conf)
     gone = []
-    unread = not _reading.read_at_all(cls)  # no word of it in WordNet ("zqxv"): the vote stands, as it did
+    unread = not _reading.read_at_all(cls)  # no word of it in WordNet ("zqxv")
     for a, yes, reason in (("consumable", "consumable" in eaten, why), ("drinkable", "drinkable" in eaten, why),
                            ("drink", vessel, vwhy)):
         if a in ev:
